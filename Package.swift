@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// One target per concern; a lower layer never imports a higher one:
+//   C system libraries -> per-format codecs -> ImageCodecs (sniff + dispatch)
+//   ImageCore (pixel buffers, orientation, errors) is below everything.
+//   ImageOps (crop/resize/orient) knows nothing of codecs.
+//   Thumbnailer joins codecs and ops; the thumbd executable is the only CLI.
+let package = Package(
+    name: "thumbd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "thumbd", targets: ["thumbd"]),
+        .library(name: "Thumbnailer", targets: ["Thumbnailer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
+        // every setjmp inside C and hands Swift plain status codes.
+        .target(name: "CPNGBridge", dependencies: ["CPNG"]),
+
+        .target(name: "ImageCore"),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG"]),
+        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
+        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec"]),
+        .target(name: "ImageOps", dependencies: ["ImageCore"]),
+        .target(name: "ImageQuality", dependencies: ["ImageCore"]),
+        .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
+        .executableTarget(
+            name: "thumbd",
+            dependencies: [
+                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),
+        .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
+        .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality"]),
+        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,52 @@
+import ImageCore
+import JPEGCodec
+import PNGCodec
+import WebPCodec
+
+/// The one door to every codec: the format comes from the bytes, never from a name.
+public enum ImageCodecs {
+    public static func format(of data: [UInt8]) throws(ImageError) -> ImageFormat {
+        switch SniffedFormat.sniff(data) {
+        case .supported(let format):
+            return format
+        case .unsupported(let name):
+            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG and WebP")
+        case .unknown:
+            if data.isEmpty { throw .corrupt("the file is empty") }
+            throw .unsupported("not a JPEG, PNG or WebP image (unrecognised signature)")
+        }
+    }
+
+    /// Header facts (size, alpha, orientation) without decoding pixels.
+    public static func readInfo(_ data: [UInt8]) throws(ImageError) -> ImageInfo {
+        switch try format(of: data) {
+        case .jpeg: try JPEGCodec.readInfo(data)
+        case .png: try PNGCodec.readInfo(data)
+        case .webp: try WebPCodec.readInfo(data)
+        }
+    }
+
+    /// Decodes, possibly at reduced size (see `DecodeScaleHint`), after checking `limits` from the header.
+    /// The pixels come back in stored orientation; `info.orientation` says how to stand them up.
+    public static func decode(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
+                              scale: DecodeScaleHint = .fullSize) throws(ImageError) -> DecodedImage {
+        switch try format(of: data) {
+        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale)
+        case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
+        case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
+        }
+    }
+
+    public static func encode(_ image: PixelBuffer, _ settings: EncodeSettings) throws(ImageError) -> [UInt8] {
+        switch settings {
+        case .jpeg(let quality, let progressive):
+            try JPEGCodec.encode(image, quality: quality, progressive: progressive)
+        case .png:
+            try PNGCodec.encode(image)
+        case .webp(let quality):
+            try WebPCodec.encode(image, quality: quality)
+        case .webpLossless:
+            try WebPCodec.encode(image, quality: nil)
+        }
+    }
+}

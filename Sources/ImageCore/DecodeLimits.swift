@@ -1,0 +1,85 @@
+/// Bounds checked from an image's header, before any pixel memory is allocated.
+public struct DecodeLimits: Sendable, Equatable {
+    /// Largest width x height accepted, as stored in the file (default 50 megapixels).
+    public var maxPixels: Int
+    /// Largest working memory a single decode may need: the output buffer plus whatever the codec
+    /// must hold beside it (a progressive JPEG keeps every DCT coefficient of the whole image).
+    public var maxDecodeBytes: Int
+
+    public static let defaultMaxPixels = 50_000_000
+    public static let defaultMaxDecodeBytes = 512 << 20
+
+    public init(maxPixels: Int = DecodeLimits.defaultMaxPixels, maxDecodeBytes: Int = DecodeLimits.defaultMaxDecodeBytes) {
+        self.maxPixels = maxPixels
+        self.maxDecodeBytes = maxDecodeBytes
+    }
+
+    /// Refuses dimensions over the pixel limit (or nonsensical ones) with `pixel_limit_exceeded`.
+    public func check(width: Int, height: Int) throws(ImageError) {
+        guard width > 0, height > 0 else {
+            throw .corrupt("image declares an empty size \(width)x\(height)")
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maxPixels else {
+            throw ImageError(.pixelLimitExceeded,
+                             "\(width)x\(height) is \(Self.megapixels(width, height)) MP, over the limit of \(Self.megapixels(maxPixels, 1)) MP")
+        }
+    }
+
+    /// Refuses a decode whose working memory would exceed `maxDecodeBytes`.
+    public func check(decodeBytes: Int, what: String) throws(ImageError) {
+        guard decodeBytes <= maxDecodeBytes else {
+            throw ImageError(.pixelLimitExceeded,
+                             "\(what) needs \(decodeBytes >> 20) MiB to decode, over the limit of \(maxDecodeBytes >> 20) MiB")
+        }
+    }
+
+    private static func megapixels(_ w: Int, _ h: Int) -> String {
+        let tenths = (Double(w) * Double(h) / 100_000).rounded()
+        return String(tenths / 10)
+    }
+}
+
+/// How small the decoder may make the image while decoding (JPEG DCT scaling, libwebp scaling,
+/// row reduction for PNG). `minimumScale` 1 means full size; 0.25 means the caller is content with
+/// any decoded size at least a quarter of the original in each dimension.
+public struct DecodeScaleHint: Sendable, Equatable {
+    public var minimumScale: Double
+
+    public static let fullSize = DecodeScaleHint(minimumScale: 1)
+
+    public init(minimumScale: Double) {
+        self.minimumScale = min(1, max(0, minimumScale))
+    }
+}
+
+/// What a header says, before decoding.
+public struct ImageInfo: Sendable, Equatable {
+    public var format: ImageFormat
+    /// Stored dimensions (before orientation is applied).
+    public var width: Int
+    public var height: Int
+    public var hasAlpha: Bool
+    public var orientation: Orientation
+    public var isAnimated: Bool
+
+    public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, orientation: Orientation = .up, isAnimated: Bool = false) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.hasAlpha = hasAlpha
+        self.orientation = orientation
+        self.isAnimated = isAnimated
+    }
+}
+
+/// A decoded image: pixels in stored orientation, plus the orientation still to apply.
+public struct DecodedImage: Sendable {
+    public var info: ImageInfo
+    public var pixels: PixelBuffer
+
+    public init(info: ImageInfo, pixels: PixelBuffer) {
+        self.info = info
+        self.pixels = pixels
+    }
+}

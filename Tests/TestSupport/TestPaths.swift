@@ -1,0 +1,44 @@
+import Foundation
+
+/// Where tests find their files. `TestImages/` ships with the repo; the third-party corpora live in
+/// `../shared/corpora` beside the checkout (or `THUMBD_CORPORA`) and may be absent.
+public enum TestPaths {
+    public static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/TestSupport/TestPaths.swift
+        return url
+    }()
+
+    public static let testImages = packageRoot.appendingPathComponent("TestImages")
+
+    /// The shared corpora folder, or nil when it is not on this machine.
+    public static let corpora: URL? = {
+        let candidate = ProcessInfo.processInfo.environment["THUMBD_CORPORA"].map { URL(fileURLWithPath: $0) }
+            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? candidate : nil
+    }()
+
+    /// A message for `.enabled(if:)` traits and skips, so a missing corpus is loud, not silent.
+    public static let corporaMissing = "../shared/corpora is absent (set THUMBD_CORPORA): corpus tests skipped"
+
+    public static func corpus(_ relative: String) -> URL? {
+        corpora?.appendingPathComponent(relative)
+    }
+
+    public static func bytes(_ url: URL) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: url))
+    }
+
+    /// Rows of a corpus `MANIFEST.tsv`, keyed by column name.
+    public static func manifest(_ folder: String) throws -> [[String: String]] {
+        guard let url = corpus(folder)?.appendingPathComponent("MANIFEST.tsv") else { return [] }
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+        guard let header = lines.first?.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) else { return [] }
+        return lines.dropFirst().map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return Dictionary(uniqueKeysWithValues: zip(header, fields))
+        }
+    }
+}
