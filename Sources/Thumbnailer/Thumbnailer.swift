@@ -1,1 +1,49 @@
+import ImageCodecs
 import ImageCore
+import ImageOps
+
+/// Encoded image bytes in, thumbnail bytes out: decode at the size needed, stand upright,
+/// crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
+/// thread that answers requests.
+public enum Thumbnailer {
+    public static func make(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> Thumbnail {
+        guard ThumbnailRequest.sizeRange.contains(request.size) else {
+            throw ImageError(.invalidRequest, "size must be \(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound), not \(request.size)")
+        }
+        let clock = ContinuousClock()
+        var timings = StageTimings()
+        var start = clock.now
+
+        let info = try ImageCodecs.readInfo(data)
+        try request.limits.check(width: info.width, height: info.height)
+        let upright = info.orientation.uprightSize(width: info.width, height: info.height)
+        let geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
+                                         size: request.size, fit: request.fit)
+        let decoded = try ImageCodecs.decode(data, limits: request.limits,
+                                             scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
+        timings.decode = clock.now - start
+
+        start = clock.now
+        let uprightPixels = decoded.pixels.oriented(info.orientation)
+        let region = geometry.region(scaledX: Double(uprightPixels.width) / Double(upright.width),
+                                     scaledY: Double(uprightPixels.height) / Double(upright.height))
+        let resized = Resampler.resize(uprightPixels, region: region,
+                                       width: geometry.outputWidth, height: geometry.outputHeight)
+        timings.resize = clock.now - start
+
+        start = clock.now
+        let encoding = request.encoding ?? defaultEncoding(for: decoded.info)
+        let bytes = try ImageCodecs.encode(resized, encoding)
+        timings.encode = clock.now - start
+
+        return Thumbnail(bytes: bytes, format: encoding.format, width: resized.width, height: resized.height,
+                         source: decoded.info, decodedWidth: decoded.pixels.width, decodedHeight: decoded.pixels.height,
+                         timings: timings)
+    }
+
+    /// Keep transparency where the source has it; otherwise JPEG, the smallest for photos.
+    public static func defaultEncoding(for source: ImageInfo) -> EncodeSettings {
+        guard source.hasAlpha else { return .jpeg(quality: EncodeSettings.defaultQuality) }
+        return source.format == .webp ? .webp(quality: EncodeSettings.defaultQuality) : .png
+    }
+}

@@ -1,0 +1,141 @@
+import ImageCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the JPEG's markers say, read without decoding any pixels.
+///
+/// libjpeg-turbo reports truncation only as a warning and then pads the image with grey; to refuse
+/// truncated files we walk the markers ourselves and require an EOI after the last scan. The same
+/// walk tells the frame type (so unsupported 12-bit, lossless and hierarchical files are named as
+/// such), the component sampling (to size a progressive decode's coefficient buffer), the Adobe
+/// transform (CMYK stored inverted) and the EXIF orientation.
+struct JPEGStructure {
+    struct Component { var horizontalSampling: Int; var verticalSampling: Int }
+
+    enum Coding { case baseline, extendedSequential, progressive, lossless, hierarchical }
+
+    var width = 0
+    var height = 0
+    var precision = 8
+    var coding: Coding = .baseline
+    var arithmetic = false
+    var components: [Component] = []
+    var hasAdobeMarker = false
+    var orientation: Orientation = .up
+    var scanCount = 0
+    var endsWithEOI = false
+    /// A segment or scan ran past the end of the data.
+    var truncated = false
+
+    /// True when libjpeg must keep every DCT coefficient of the whole image in memory.
+    var buffersAllCoefficients: Bool { coding == .progressive || scanCount > 1 }
+
+    /// Bytes of the whole-image coefficient buffer libjpeg allocates for a buffered decode:
+    /// 64 coefficients of 2 bytes per 8x8 block, for every component, padded to whole MCUs.
+    var coefficientBytes: Int {
+        guard let maxH = components.map(\.horizontalSampling).max(),
+              let maxV = components.map(\.verticalSampling).max(), maxH > 0, maxV > 0 else { return 0 }
+        let mcuColumns = (width + 8 * maxH - 1) / (8 * maxH)
+        let mcuRows = (height + 8 * maxV - 1) / (8 * maxV)
+        return components.reduce(0) { total, c in
+            total + mcuColumns * c.horizontalSampling * mcuRows * c.verticalSampling * 128
+        }
+    }
+
+    init(_ data: UnsafeBufferPointer<UInt8>) {
+        let count = data.count
+        guard count >= 4, data[0] == 0xFF, data[1] == 0xD8 else { return }
+        var at = 2
+        while at < count {
+            // Markers may be preceded by any number of 0xFF fill bytes.
+            guard data[at] == 0xFF else { return }
+            while at < count && data[at] == 0xFF { at += 1 }
+            guard at < count else { truncated = true; return }
+            let marker = data[at]
+            at += 1
+            switch marker {
+            case 0xD9:
+                endsWithEOI = true
+                return
+            case 0x01, 0xD0...0xD7:
+                continue  // standalone markers without a length
+            default:
+                break
+            }
+            guard at + 2 <= count else { truncated = true; return }
+            let length = Int(data[at]) << 8 | Int(data[at + 1])
+            guard length >= 2 else { return }
+            guard at + length <= count else { truncated = true; return }
+            let segment = UnsafeBufferPointer(rebasing: data[(at + 2)..<(at + length)])
+            read(marker: marker, segment: segment)
+            at += length
+            if marker == 0xDA {
+                scanCount += 1
+                guard let next = Self.endOfEntropyData(data, from: at) else { truncated = true; return }
+                at = next
+            }
+        }
+        truncated = true
+    }
+
+    private mutating func read(marker: UInt8, segment: UnsafeBufferPointer<UInt8>) {
+        switch marker {
+        case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+            guard segment.count >= 6 else { return }
+            precision = Int(segment[0])
+            height = Int(segment[1]) << 8 | Int(segment[2])
+            width = Int(segment[3]) << 8 | Int(segment[4])
+            let componentCount = Int(segment[5])
+            components = (0..<componentCount).compactMap { index in
+                let at = 6 + index * 3
+                guard at + 2 < segment.count else { return nil }
+                return Component(horizontalSampling: Int(segment[at + 1] >> 4), verticalSampling: Int(segment[at + 1] & 0x0F))
+            }
+            let kind = marker & 0x03
+            arithmetic = marker >= 0xC9
+            switch kind {
+            case 0: coding = .baseline
+            case 1: coding = .extendedSequential
+            case 2: coding = .progressive
+            default: coding = .lossless
+            }
+            if (marker & 0x07) >= 5 { coding = .hierarchical }
+        case 0xE1:
+            let exif: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
+            if segment.count > 14, segment.prefix(6).elementsEqual(exif), orientation == .up {
+                orientation = ExifOrientation.read(tiff: segment)
+            }
+        case 0xEE:
+            if segment.count >= 5, segment.prefix(5).elementsEqual([0x41, 0x64, 0x6F, 0x62, 0x65]) {
+                hasAdobeMarker = true
+            }
+        default:
+            break
+        }
+    }
+
+    /// Index of the first marker after entropy-coded data (0xFF followed by anything but a stuffed
+    /// zero, a restart marker or more fill), or nil when the data ends first.
+    private static func endOfEntropyData(_ data: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = data.baseAddress else { return nil }
+        var at = start
+        while at < data.count {
+            guard let found = memchr(base + at, 0xFF, data.count - at) else { return nil }
+            let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var next = index + 1
+            while next < data.count && data[next] == 0xFF { next += 1 }
+            guard next < data.count else { return nil }
+            let byte = data[next]
+            if byte == 0x00 || (0xD0...0xD7).contains(byte) {
+                at = next + 1
+                continue
+            }
+            return index
+        }
+        return nil
+    }
+}

@@ -1,0 +1,54 @@
+import ImageCore
+
+/// How a thumbnail fills its size.
+public enum Fit: String, Sendable, CaseIterable, Codable {
+    /// A centred square crop scaled to exactly size x size (the default).
+    case cover
+    /// The whole image scaled to fit inside size x size; the longer side is exactly `size`.
+    case contain
+}
+
+/// Everything that decides a thumbnail's bytes, apart from the source image itself.
+public struct ThumbnailRequest: Sendable, Equatable {
+    public var size: Int
+    public var fit: Fit
+    /// nil picks from the source: JPEG for opaque images, PNG for ones with alpha (WebP for WebP sources).
+    public var encoding: EncodeSettings?
+    public var limits: DecodeLimits
+    /// How many times the thumbnail's size the decoder must deliver at least, before the Lanczos
+    /// filter does the rest. At 1 the decoder's own box-like scaling does most of the reduction and
+    /// fine detail aliases; see README "Decode at the size you need" for the measurement behind the default.
+    public var decodeHeadroom: Double
+
+    public static let sizeRange = 1...4096
+    public static let defaultDecodeHeadroom = 2.0
+
+    public init(size: Int, fit: Fit = .cover, encoding: EncodeSettings? = nil,
+                limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
+        self.size = size
+        self.fit = fit
+        self.encoding = encoding
+        self.limits = limits
+        self.decodeHeadroom = decodeHeadroom
+    }
+}
+
+/// A finished thumbnail and what it took to make it.
+public struct Thumbnail: Sendable {
+    public var bytes: [UInt8]
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var source: ImageInfo
+    /// Size of the image the decoder delivered (after DCT or libwebp scaling), stored orientation.
+    public var decodedWidth: Int
+    public var decodedHeight: Int
+    public var timings: StageTimings
+}
+
+public struct StageTimings: Sendable {
+    public var decode: Duration = .zero
+    public var resize: Duration = .zero
+    public var encode: Duration = .zero
+    public var total: Duration { decode + resize + encode }
+}

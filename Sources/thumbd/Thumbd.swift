@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Thumbd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbd",
+        abstract: "Square thumbnails from JPEG, PNG and WebP photos: fast, sharp, and safe with hostile files.",
+        discussion: """
+            Exit status: 0 when everything succeeded, 1 when any image failed (the others are still done),
+            2 for a usage error. Errors carry a stable code such as corrupt_image or pixel_limit_exceeded.
+            """,
+        subcommands: [ThumbnailCommand.self, BenchCommand.self]
+    )
+
+    /// Usage errors exit 2 (not ArgumentParser's 64), so scripts can tell them from image failures.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}

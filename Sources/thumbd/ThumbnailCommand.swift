@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import ImageCore
+import Thumbnailer
+
+struct ThumbnailCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Make thumbnails of image files.",
+        discussion: """
+            The format of each input is read from its first bytes, never from its name. Photos are decoded
+            at the smallest size that still leaves the Lanczos-3 filter room to work, turned upright by
+            their EXIF orientation, cropped and resized in one pass, and written without metadata.
+
+            Examples:
+              thumbd thumbnail photo.jpg -o thumb.jpg --size 200
+              thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 --format webp --quality 80
+              thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
+
+            A batch uses every core. A file that fails is reported on stderr as
+              error: FILE: CODE: reason
+            and the rest of the batch is still made; the exit status is then 1.
+            """
+    )
+
+    @Argument(help: "Image files (JPEG, PNG or WebP).")
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "Output file (only with a single input). The format follows its extension unless --format is given.")
+    var output: String?
+
+    @Option(name: .customLong("out-dir"), help: "Folder for the thumbnails of a batch, named after each input.")
+    var outDir: String?
+
+    @Option(help: "Width and height of the thumbnail box in pixels (\(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound)).")
+    var size: Int = 200
+
+    @Option(help: "cover: centre square crop, exactly size x size. contain: whole image, longer side = size.")
+    var fit: Fit = .cover
+
+    @Option(help: "Output format: jpeg, png or webp. Default: from -o's extension, else JPEG for opaque images and PNG (WebP for WebP sources) for transparent ones.")
+    var format: ImageFormat?
+
+    @Option(help: "Quality for JPEG and lossy WebP (1...100).")
+    var quality: Int = EncodeSettings.defaultQuality
+
+    @Flag(help: "Write progressive JPEG.")
+    var progressive = false
+
+    @Flag(help: "Write lossless WebP (with --format webp).")
+    var lossless = false
+
+    @Option(name: .customLong("max-megapixels"), help: "Refuse images larger than this (width x height, in megapixels).")
+    var maxMegapixels: Double = Double(DecodeLimits.defaultMaxPixels) / 1_000_000
+
+    @Option(name: .customLong("jobs"), help: "Images made at once (default: one per core).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(name: .shortAndLong, help: "Print nothing for images that succeed.")
+    var quiet = false
+
+    func validate() throws {
+        guard ThumbnailRequest.sizeRange.contains(size) else {
+            throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
+        }
+        guard EncodeSettings.qualityRange.contains(quality) else { throw ValidationError("--quality must be between 1 and 100.") }
+        guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
+        switch (output, outDir) {
+        case (nil, nil): throw ValidationError("Say where thumbnails go: -o FILE for one input, or --out-dir DIR.")
+        case (.some, .some): throw ValidationError("Use either -o or --out-dir, not both.")
+        case (.some, nil) where inputs.count > 1:
+            throw ValidationError("-o takes a single input; for \(inputs.count) inputs use --out-dir DIR.")
+        default: break
+        }
+        if lossless && resolvedFormat(for: output) != .webp {
+            throw ValidationError("--lossless applies to WebP output only; add --format webp.")
+        }
+        if outDir != nil {
+            let names = inputs.map { outputName(for: $0) }
+            if let clash = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 }) {
+                throw ValidationError("Two inputs would both be written to \(clash.key) in --out-dir; rename one or run them separately.")
+            }
+        }
+    }
+
+    func run() async throws {
+        var limits = DecodeLimits()
+        limits.maxPixels = Int(maxMegapixels * 1_000_000)
+        if let outDir {
+            try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        }
+        let jobsList = inputs.map { input in
+            ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(outputName(for: input)),
+                         request: ThumbnailRequest(size: size, fit: fit, encoding: encoding(for: output ?? outputName(for: input)), limits: limits))
+        }
+        let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)
+        var failures = 0
+        for result in results {
+            switch result {
+            case .success(let report):
+                if !quiet { print(report) }
+            case .failure(let failure):
+                failures += 1
+                FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
+            }
+        }
+        if failures > 0 {
+            if inputs.count > 1 {
+                FileHandle.standardError.write(Data("\(failures) of \(inputs.count) images failed.\n".utf8))
+            }
+            throw ExitCode.failure
+        }
+    }
+
+    private func resolvedFormat(for outputPath: String?) -> ImageFormat? {
+        if let format { return format }
+        guard let ext = outputPath.map({ ($0 as NSString).pathExtension.lowercased() }) else { return nil }
+        return ImageFormat.allCases.first { $0.fileExtension == ext || $0.rawValue == ext }
+    }
+
+    private func encoding(for outputPath: String) -> EncodeSettings? {
+        switch resolvedFormat(for: outputPath) {
+        case .jpeg: .jpeg(quality: quality, progressive: progressive)
+        case .png: .png
+        case .webp: lossless ? .webpLossless : .webp(quality: quality)
+        case nil: nil
+        }
+    }
+
+    /// With --out-dir: the input's base name with the output format's extension (JPEG when undecided,
+    /// which the job corrects once it knows the image has alpha).
+    private func outputName(for input: String) -> String {
+        let base = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        return base + "." + (format ?? .jpeg).fileExtension
+    }
+}
+
+extension Fit: ExpressibleByArgument {}
+extension ImageFormat: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "jpeg", "jpg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+}
