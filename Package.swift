@@ -32,16 +32,17 @@ let package = Package(
         .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec"]),
         .target(name: "ImageOps", dependencies: ["ImageCore"]),
         .target(name: "ImageQuality", dependencies: ["ImageCore"]),
+        .target(name: "ChildProcess"),
         .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality",
+                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),

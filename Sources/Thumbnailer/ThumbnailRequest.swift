@@ -33,6 +33,15 @@ public struct ThumbnailRequest: Sendable, Equatable {
     }
 }
 
+/// A thumbnail's pixels before encoding.
+public struct RenderedThumbnail: Sendable {
+    public var pixels: PixelBuffer
+    public var source: ImageInfo
+    public var decodedWidth: Int
+    public var decodedHeight: Int
+    public var timings: StageTimings
+}
+
 /// A finished thumbnail and what it took to make it.
 public struct Thumbnail: Sendable {
     public var bytes: [UInt8]
@@ -51,4 +60,6 @@ public struct StageTimings: Sendable {
     public var resize: Duration = .zero
     public var encode: Duration = .zero
     public var total: Duration { decode + resize + encode }
+
+    public init() {}
 }

@@ -6,7 +6,8 @@ import ImageOps
 /// crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
 /// thread that answers requests.
 public enum Thumbnailer {
-    public static func make(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> Thumbnail {
+    /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
+    public static func render(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> RenderedThumbnail {
         guard ThumbnailRequest.sizeRange.contains(request.size) else {
             throw ImageError(.invalidRequest, "size must be \(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound), not \(request.size)")
         }
@@ -30,14 +31,20 @@ public enum Thumbnailer {
         let resized = Resampler.resize(uprightPixels, region: region,
                                        width: geometry.outputWidth, height: geometry.outputHeight)
         timings.resize = clock.now - start
+        return RenderedThumbnail(pixels: resized, source: decoded.info,
+                                 decodedWidth: decoded.pixels.width, decodedHeight: decoded.pixels.height, timings: timings)
+    }
 
-        start = clock.now
-        let encoding = request.encoding ?? defaultEncoding(for: decoded.info)
-        let bytes = try ImageCodecs.encode(resized, encoding)
-        timings.encode = clock.now - start
-
-        return Thumbnail(bytes: bytes, format: encoding.format, width: resized.width, height: resized.height,
-                         source: decoded.info, decodedWidth: decoded.pixels.width, decodedHeight: decoded.pixels.height,
+    /// `render`, then encode as the request says (or as `defaultEncoding` picks).
+    public static func make(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> Thumbnail {
+        let rendered = try render(from: data, request)
+        var timings = rendered.timings
+        let start = ContinuousClock.now
+        let encoding = request.encoding ?? defaultEncoding(for: rendered.source)
+        let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
+        timings.encode = ContinuousClock.now - start
+        return Thumbnail(bytes: bytes, format: encoding.format, width: rendered.pixels.width, height: rendered.pixels.height,
+                         source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
                          timings: timings)
     }
 

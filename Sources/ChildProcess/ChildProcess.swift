@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a finished child process did, including its peak memory as the kernel counted it.
+public struct ChildProcessResult: Sendable {
+    /// The exit status, or 128 + signal number when a signal ended it.
+    public var status: Int32
+    public var stdout: [UInt8]
+    public var stderr: [UInt8]
+    /// Peak resident set size (getrusage's ru_maxrss of this child alone, via wait4).
+    public var maxRSSBytes: Int
+    public var wallSeconds: Double
+    public var timedOut: Bool
+
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Runs a program (found on PATH when the name has no slash) and collects everything it did.
+/// Used by the benchmark to time and weigh peers, and by tests to run the CLI under a time limit.
+public enum ChildProcess {
+    public static func run(_ program: String, _ arguments: [String], timeoutSeconds: Double? = nil,
+                           standardInput: String? = nil) throws -> ChildProcessResult {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ChildProcessError(description: "pipe failed") }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let start = monotonicSeconds()
+        let spawnStatus = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawnStatus == 0 else {
+            close(outPipe[0]); close(errPipe[0])
+            throw ChildProcessError(description: "cannot start \(program): \(String(cString: strerror(spawnStatus)))")
+        }
+
+        var stdout: [UInt8] = [], stderr: [UInt8] = []
+        var open = [outPipe[0], errPipe[0]]
+        var timedOut = false
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !open.isEmpty {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var waitMs: Int32 = 1000
+            if let timeoutSeconds {
+                let left = timeoutSeconds - (monotonicSeconds() - start)
+                if left <= 0 {
+                    timedOut = true
+                    kill(pid, SIGKILL)
+                    break
+                }
+                waitMs = Int32(min(1000, max(1, left * 1000)))
+            }
+            guard poll(&fds, nfds_t(fds.count), waitMs) >= 0 || errno == EINTR else { break }
+            for entry in fds where entry.revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if entry.fd == outPipe[0] { stdout += buffer[0..<count] } else { stderr += buffer[0..<count] }
+                } else if count == 0 || errno != EINTR {
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+        }
+        close(outPipe[0])
+        close(errPipe[0])
+
+        var rawStatus: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &rawStatus, 0, &usage) < 0 && errno == EINTR {}
+        let wall = monotonicSeconds() - start
+        let signalled = rawStatus & 0x7F
+        let status = signalled == 0 ? (rawStatus >> 8) & 0xFF : 128 + signalled
+        return ChildProcessResult(status: status, stdout: stdout, stderr: stderr,
+                                  maxRSSBytes: Int(usage.ru_maxrss) * 1024, wallSeconds: wall, timedOut: timedOut)
+    }
+
+    /// Whether a program can be found on PATH (peers of the benchmark are optional).
+    public static func isInstalled(_ program: String) -> Bool {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
