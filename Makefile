@@ -1,0 +1,65 @@
+# thumbd — the two commands a new machine needs:
+#   make run    install missing system libraries, build (release), run thumbd
+#   make test   install missing system libraries, build, run the whole test suite
+#
+# System libraries come from Debian's packages, installed with apt-get when missing
+# (as root, or through sudo). Nothing is downloaded from anywhere else.
+
+SWIFT       ?= swift
+BUILD_FLAGS ?=
+ARGS        ?= --help
+CORPORA     ?= ../shared/corpora
+
+# Needed to build and run: the codecs' -dev packages and pkg-config to find them.
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev
+# The benchmark's peers (optional; `make bench` installs them).
+BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs
+
+SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+
+.PHONY: run test build release deps bench-deps bench asan-broken clean
+
+run: deps release
+	.build/release/thumbd $(ARGS)
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test $(BUILD_FLAGS)
+
+# Installs only what dpkg says is missing, so a ready machine pays nothing.
+deps:
+	@missing=""; for p in $(BUILD_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing system packages:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+bench-deps: deps
+	@missing=""; for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
+
+# The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.
+bench: bench-deps release
+	.build/release/thumbd bench --corpus $(CORPORA)/photos --large $(CORPORA)/large --size 200
+
+# The hostile-file suite once under AddressSanitizer (separate build folder; slow, not part of CI).
+asan-broken: deps
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter 'BrokenCorpus|PNGCodecTests|WebPCodecTests|JPEGCodecTests'
+
+clean:
+	rm -rf .build .build-*
