@@ -24,9 +24,13 @@ let package = Package(
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
         // every setjmp inside C and hands Swift plain status codes.
         .target(name: "CPNGBridge", dependencies: ["CPNG"]),
+        // TurboJPEG 2.1's decompressor refuses unusual chroma subsampling; libjpeg's own API (same
+        // library, same SIMD) reads them all, so decoding goes through this bridge.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "CJPEGBridge", dependencies: ["CJPEG"]),
 
         .target(name: "ImageCore"),
-        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG"]),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG", "CJPEGBridge"]),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec"]),

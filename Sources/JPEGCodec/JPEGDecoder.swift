@@ -1,22 +1,23 @@
-import CTurboJPEG
+import CJPEGBridge
 import ImageCore
 
-/// JPEG decoding through the TurboJPEG API, at the smallest DCT scale that still satisfies the
-/// caller's `DecodeScaleHint` (libjpeg-turbo scales by M/8 inside the IDCT, so a 1/8 decode does
-/// about 1/64 of the colour conversion and upsampling work).
+/// JPEG decoding through libjpeg-turbo at the smallest DCT scale that still satisfies the caller's
+/// `DecodeScaleHint`: libjpeg-turbo scales by M/8 inside the IDCT, so a 1/8 decode does about 1/64
+/// of the colour conversion and upsampling work of a full one.
 enum JPEGDecoder {
     static func structure(of data: [UInt8]) throws(ImageError) -> JPEGStructure {
         let structure = data.withUnsafeBufferPointer { JPEGStructure($0) }
-        guard structure.width > 0, structure.height > 0 || structure.truncated else {
-            throw .corrupt("JPEG has no frame header (SOF) with a size")
-        }
-        guard structure.precision == 8 else {
-            throw .unsupported("\(structure.precision)-bit JPEG is not supported (8-bit only)")
-        }
         switch structure.coding {
         case .lossless: throw .unsupported("lossless JPEG (SOF3) is not supported")
         case .hierarchical: throw .unsupported("hierarchical JPEG is not supported")
         default: break
+        }
+        guard structure.width > 0, structure.height > 0 else {
+            if structure.truncated { throw .truncated("JPEG data ends before its frame header (truncated file)") }
+            throw .corrupt("JPEG has no frame header (SOF) with a size")
+        }
+        guard structure.precision == 8 else {
+            throw .unsupported("\(structure.precision)-bit JPEG is not supported (8-bit only)")
         }
         guard [1, 3, 4].contains(structure.components.count) else {
             throw .unsupported("JPEG with \(structure.components.count) colour components is not supported")
@@ -36,53 +37,56 @@ enum JPEGDecoder {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
 
-        let session = try TurboJPEGSession(decompress: ())
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-        let headerStatus = data.withUnsafeBufferPointer { bytes in
-            tjDecompressHeader3(session.handle, bytes.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        }
-        guard headerStatus == 0 else { throw session.error(defaultCode: .corruptImage) }
-        try limits.check(width: Int(width), height: Int(height))
-
-        let factor = scalingFactor(for: hint)
-        let outWidth = scaled(Int(width), factor), outHeight = scaled(Int(height), factor)
-        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
-        let outputBytes = outWidth * outHeight * 4
-        let working = outputBytes + (s.buffersAllCoefficients ? s.coefficientBytes : 0)
-        try limits.check(decodeBytes: working, what: "this \(Int(width))x\(Int(height)) JPEG")
-
-        // CMYK decodes into 4 bytes a pixel as well, then is converted to RGBA in place.
-        var pixels = [UInt8](repeating: 0, count: outputBytes)
-        let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
-        let status = data.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { destination in
-                tjDecompress2(session.handle, source.baseAddress, UInt(source.count), destination.baseAddress,
-                              Int32(outWidth), 0, Int32(outHeight), Int32(pixelFormat.rawValue), 0)
+        return try data.withUnsafeBufferPointer { (source) throws(ImageError) -> DecodedImage in
+            guard let decoder = thumbd_jpeg_open(source.baseAddress, source.count, limits.maxDecodeBytes) else {
+                throw .corrupt("JPEG: libjpeg could not start")
             }
-        }
-        if status != 0 {
-            let error = session.error(defaultCode: .corruptImage)
-            // A warning still produced a full image (libjpeg recovers from damaged entropy data the way
-            // every browser does); a truncated file was already refused by the marker walk above.
-            guard session.lastCallOnlyWarned else { throw error }
-            if error.message.contains("Premature end") { throw .truncated("JPEG data ends early (truncated file)") }
-        }
-        if isCMYK { convertCMYKToRGBA(&pixels, invertedByAdobe: s.hasAdobeMarker) }
+            defer { thumbd_jpeg_close(decoder) }
+            func failure() -> ImageError { error(from: decoder) }
 
-        let info = ImageInfo(format: .jpeg, width: Int(width), height: Int(height), hasAlpha: false, orientation: s.orientation)
-        return DecodedImage(info: info, pixels: PixelBuffer(width: outWidth, height: outHeight, hasAlpha: false, pixels: pixels))
+            var header = thumbd_jpeg_header()
+            guard thumbd_jpeg_read_header(decoder, &header) == 0 else { throw failure() }
+            try limits.check(width: Int(header.width), height: Int(header.height))
+
+            var width: Int32 = 0, height: Int32 = 0
+            guard thumbd_jpeg_output_size(decoder, Int32(scaleEighths(for: hint)), &width, &height) == 0 else { throw failure() }
+            let outputBytes = Int(width) * Int(height) * 4
+            let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0
+            try limits.check(decodeBytes: outputBytes + coefficients, what: "this \(header.width)x\(header.height) JPEG")
+
+            var pixels = [UInt8](repeating: 0, count: outputBytes)
+            let status = pixels.withUnsafeMutableBufferPointer { out in
+                thumbd_jpeg_decode(decoder, out.baseAddress, Int(width) * 4, out.count)
+            }
+            guard status == 0 else { throw failure() }
+            // The marker walk refuses files without an EOI; this catches a scan cut short inside.
+            if thumbd_jpeg_warning_state(decoder).hit_end_of_data != 0 {
+                throw .truncated("JPEG data ends early (truncated file)")
+            }
+            if header.is_cmyk != 0 { convertCMYKToRGBA(&pixels, invertedByAdobe: header.saw_adobe_marker != 0) }
+
+            let info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
+                                 hasAlpha: false, orientation: s.orientation)
+            return DecodedImage(info: info, pixels: PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels))
+        }
     }
 
-    /// The smallest M/8 (M = 1...8) not below the hint: libjpeg-turbo's IDCT scales in eighths.
-    static func scalingFactor(for hint: DecodeScaleHint) -> (num: Int, denom: Int) {
-        for eighths in 1...8 where Double(eighths) / 8 >= hint.minimumScale {
-            return (eighths, 8)
-        }
-        return (1, 1)
+    /// The smallest M/8 (M = 1...8) not below the hint.
+    static func scaleEighths(for hint: DecodeScaleHint) -> Int {
+        (1...8).first { Double($0) / 8 >= hint.minimumScale } ?? 8
     }
 
-    static func scaled(_ dimension: Int, _ factor: (num: Int, denom: Int)) -> Int {
-        (dimension * factor.num + factor.denom - 1) / factor.denom
+    private static func error(from decoder: OpaquePointer) -> ImageError {
+        let message = String(cString: thumbd_jpeg_message(decoder))
+        if message.contains("Unsupported JPEG data precision") || message.contains("Unsupported JPEG process")
+            || message.contains("Unsupported color conversion") {
+            return .unsupported("JPEG: \(message)")
+        }
+        if message.contains("Premature end") { return .truncated("JPEG data ends early (truncated file)") }
+        if message.contains("Insufficient memory") || message.contains("Backing store not supported") {
+            return ImageError(.pixelLimitExceeded, "JPEG needs more memory to decode than the limit allows")
+        }
+        return .corrupt("JPEG: \(message.isEmpty ? "unknown libjpeg error" : message)")
     }
 
     /// Adobe writes CMYK inverted (0 means full ink); other writers store it plainly.

@@ -7,7 +7,7 @@ enum JPEGEncoder {
         guard EncodeSettings.qualityRange.contains(quality) else {
             throw ImageError(.invalidRequest, "JPEG quality must be 1...100, not \(quality)")
         }
-        let session = try TurboJPEGSession(compress: ())
+        let session = try TurboJPEGSession()
         var output: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { tjFree(output) }
@@ -16,7 +16,7 @@ enum JPEGEncoder {
             tjCompress2(session.handle, source.baseAddress, Int32(image.width), 0, Int32(image.height),
                         Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), flags)
         }
-        guard status == 0, let output else { throw session.error(defaultCode: .encodeFailed) }
+        guard status == 0, let output else { throw session.error() }
         return [UInt8](UnsafeBufferPointer(start: output, count: Int(size)))
     }
 }

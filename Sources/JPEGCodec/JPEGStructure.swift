@@ -51,8 +51,13 @@ struct JPEGStructure {
         guard count >= 4, data[0] == 0xFF, data[1] == 0xD8 else { return }
         var at = 2
         while at < count {
+            // Like libjpeg, skip stray bytes up to the next marker ("extraneous bytes before marker"):
+            // damaged segment lengths are common in the wild and the rest of the file is still good.
+            if data[at] != 0xFF {
+                guard let next = Self.nextByte(0xFF, in: data, from: at) else { truncated = true; return }
+                at = next
+            }
             // Markers may be preceded by any number of 0xFF fill bytes.
-            guard data[at] == 0xFF else { return }
             while at < count && data[at] == 0xFF { at += 1 }
             guard at < count else { truncated = true; return }
             let marker = data[at]
@@ -121,11 +126,9 @@ struct JPEGStructure {
     /// Index of the first marker after entropy-coded data (0xFF followed by anything but a stuffed
     /// zero, a restart marker or more fill), or nil when the data ends first.
     private static func endOfEntropyData(_ data: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard let base = data.baseAddress else { return nil }
         var at = start
         while at < data.count {
-            guard let found = memchr(base + at, 0xFF, data.count - at) else { return nil }
-            let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard let index = nextByte(0xFF, in: data, from: at) else { return nil }
             var next = index + 1
             while next < data.count && data[next] == 0xFF { next += 1 }
             guard next < data.count else { return nil }
@@ -137,5 +140,11 @@ struct JPEGStructure {
             return index
         }
         return nil
+    }
+
+    private static func nextByte(_ byte: UInt8, in data: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = data.baseAddress, start < data.count,
+              let found = memchr(base + start, Int32(byte), data.count - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 }

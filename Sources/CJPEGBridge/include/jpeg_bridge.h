@@ -1,0 +1,38 @@
+#ifndef THUMBD_JPEG_BRIDGE_H
+#define THUMBD_JPEG_BRIDGE_H
+/*
+ * libjpeg-turbo's libjpeg API, with its longjmp error handling kept inside C.
+ * Every function returns 0 on success or -1 with a message in the handle; after -1 only
+ * thumbd_jpeg_close may be called. Swift never sees a longjmp.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct thumbd_jpeg_decoder thumbd_jpeg_decoder;
+
+typedef struct {
+    int width;
+    int height;
+    int components;
+    int is_cmyk;          /* CMYK or YCCK: decoded as CMYK, converted by the caller */
+    int saw_adobe_marker; /* Adobe CMYK is stored inverted */
+    int progressive;
+} thumbd_jpeg_header;
+
+typedef struct {
+    int count;            /* warnings emitted so far */
+    int hit_end_of_data;  /* libjpeg ran out of bytes and inserted a fake EOI */
+} thumbd_jpeg_warnings;
+
+/* Reads the header; `max_memory` bounds libjpeg's own allocations (coefficient buffers included). */
+thumbd_jpeg_decoder *thumbd_jpeg_open(const uint8_t *data, size_t size, long max_memory);
+int thumbd_jpeg_read_header(thumbd_jpeg_decoder *decoder, thumbd_jpeg_header *header);
+/* Output size when decoding at scale num/8 (num 1...16). Allocates nothing. */
+int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *width, int *height);
+/* Decodes every row into `pixels` (4 bytes a pixel: RGBA, or CMYK for CMYK images). */
+int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size);
+thumbd_jpeg_warnings thumbd_jpeg_warning_state(const thumbd_jpeg_decoder *decoder);
+const char *thumbd_jpeg_message(const thumbd_jpeg_decoder *decoder);
+void thumbd_jpeg_close(thumbd_jpeg_decoder *decoder);
+
+#endif
