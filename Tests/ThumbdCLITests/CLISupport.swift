@@ -1,0 +1,36 @@
+import ChildProcess
+import Foundation
+import TestSupport
+
+/// Runs the built `thumbd` (it sits next to the test bundle in the build products folder).
+enum CLI {
+    static let executable: String = {
+        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+        // On macOS the binary lives inside the .xctest bundle.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("thumbd").path
+    }()
+
+    static func run(_ arguments: [String], timeout: Double = 120) throws -> ChildProcessResult {
+        try ChildProcess.run(executable, arguments, timeoutSeconds: timeout)
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// `error: FILE: CODE: reason` lines, keyed by file.
+    static func errorCodes(_ stderr: String) -> [String: String] {
+        var codes: [String: String] = [:]
+        for line in stderr.split(separator: "\n") where line.hasPrefix("error: ") {
+            let parts = line.dropFirst(7).components(separatedBy: ": ")
+            if parts.count >= 3 { codes[parts[0]] = parts[1] }
+        }
+        return codes
+    }
+}
