@@ -17,13 +17,16 @@ public enum ImageCodecs {
         }
     }
 
-    /// Header facts (size, alpha, orientation) without decoding pixels.
-    public static func readInfo(_ data: [UInt8]) throws(ImageError) -> ImageInfo {
-        switch try format(of: data) {
+    /// Header facts (size, alpha, orientation) without decoding pixels; the size is checked against
+    /// `limits` as soon as the header gives it.
+    public static func readInfo(_ data: [UInt8], limits: DecodeLimits = DecodeLimits()) throws(ImageError) -> ImageInfo {
+        let info = switch try format(of: data) {
         case .jpeg: try JPEGCodec.readInfo(data)
-        case .png: try PNGCodec.readInfo(data)
+        case .png: try PNGCodec.readInfo(data, limits: limits)
         case .webp: try WebPCodec.readInfo(data)
         }
+        try limits.check(width: info.width, height: info.height)
+        return info
     }
 
     /// Decodes, possibly at reduced size (see `DecodeScaleHint`), after checking `limits` from the header.

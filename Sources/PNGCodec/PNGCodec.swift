@@ -7,8 +7,9 @@ import ImageCore
 public enum PNGCodec {
     /// Header facts: stored size, whether the file has alpha (an alpha channel or tRNS),
     /// orientation from eXIf, and whether it is an APNG (only its default image is ever decoded).
-    public static func readInfo(_ data: [UInt8]) throws(ImageError) -> ImageInfo {
-        try LibPNGDecoder.withDecoder(data, memoryLimit: DecodeLimits.defaultMaxDecodeBytes) { decoder throws(ImageError) in
+    public static func readInfo(_ data: [UInt8], limits: DecodeLimits = DecodeLimits()) throws(ImageError) -> ImageInfo {
+        try checkDeclaredSize(data, limits)
+        return try LibPNGDecoder.withDecoder(data, memoryLimit: DecodeLimits.defaultMaxDecodeBytes) { decoder throws(ImageError) in
             imageInfo(try decoder.readHeader(), data)
         }
     }
@@ -36,8 +37,9 @@ public enum PNGCodec {
     /// `libpngMemoryLimit` overrides the cap on libpng's own allocations (tests only).
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale: DecodeScaleHint,
                        stats: inout DecodeStats, libpngMemoryLimit: Int? = nil) throws(ImageError) -> DecodedImage {
+        try checkDeclaredSize(data, limits)
         // libpng's own allocations (rows, zlib, chunks) are capped by the decode budget too.
-        try LibPNGDecoder.withDecoder(data, memoryLimit: libpngMemoryLimit ?? limits.maxDecodeBytes) { decoder throws(ImageError) in
+        return try LibPNGDecoder.withDecoder(data, memoryLimit: libpngMemoryLimit ?? limits.maxDecodeBytes) { decoder throws(ImageError) in
             defer { stats.libpngPeakBytes = decoder.peakLibPNGMemory }
             let header = try decoder.readHeader()
             let info = imageInfo(header, data)
@@ -75,6 +77,15 @@ public enum PNGCodec {
             try decoder.finish()
             return DecodedImage(info: info, pixels: pixels)
         }
+    }
+
+    /// IHDR is always the first chunk. Its size is checked before libpng reads further, so a file
+    /// that declares a huge image and holds nothing else is refused for its size, not its lack of data.
+    static func checkDeclaredSize(_ data: [UInt8], _ limits: DecodeLimits) throws(ImageError) {
+        guard data.count >= 24, data[12..<16].elementsEqual("IHDR".utf8) else { return }
+        func u32(_ at: Int) -> Int { data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let width = u32(16), height = u32(20)
+        if width > 0, height > 0 { try limits.check(width: width, height: height) }
     }
 
     /// 8-bit RGBA when `image.hasAlpha`, else 8-bit RGB; default compression; no metadata chunks.

@@ -15,8 +15,7 @@ public enum Thumbnailer {
         var timings = StageTimings()
         var start = clock.now
 
-        let info = try ImageCodecs.readInfo(data)
-        try request.limits.check(width: info.width, height: info.height)
+        let info = try ImageCodecs.readInfo(data, limits: request.limits)
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
         let geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
                                          size: request.size, fit: request.fit)
