@@ -7,8 +7,9 @@ import Thumbnailer
 
 /// SSIM of each tool's thumbnail against one careful reference per file: full-size decode, EXIF
 /// orientation applied, the centred square cropped and resized to size x size in one Lanczos-3
-/// premultiplied pass straight from the full-size pixels. thumbd is scored on its pre-encode pixels
-/// (Thumbnailer.render), the peers on lossless PNG outputs, so no tool's JPEG encoder is scored.
+/// premultiplied pass straight from the full-size pixels (no box pre-reduction, whatever the
+/// factor). thumbd is scored on its pre-encode pixels (Thumbnailer.render), the peers on lossless
+/// PNG outputs, so no tool's JPEG encoder is scored.
 struct BenchQuality: Sendable {
     var files: [BenchFile]
     var size: Int
@@ -29,7 +30,8 @@ struct BenchQuality: Sendable {
         let upright = decoded.pixels.oriented(decoded.info.orientation)
         let w = Double(upright.width), h = Double(upright.height), side = min(w, h)
         let square = SourceRegion(x: (w - side) / 2, y: (h - side) / 2, width: side, height: side)
-        return Resampler.resize(upright, region: square, width: size, height: size)
+        // Pure Lanczos-3 however large the reduction: no box pre-reduction in the reference.
+        return Resampler.resize(upright, region: square, width: size, height: size, prereduction: .none)
     }
 
     static func score(_ candidate: PixelBuffer, against reference: PixelBuffer) -> Double? {

@@ -56,7 +56,8 @@ struct BenchReport {
         lines.append("  every speed figure is the median of \(s.rounds) timed round\(s.rounds == 1 ? "" : "s") after \(s.warmupRounds) warm-up (best round in --json); "
             + "the tools' rounds are interleaved")
         if let start = r.machine.loadAverageAtStart, let end = r.machine.loadAverageAtEnd {
-            lines.append("  load average (1 min) \(Self.fixed(start, 2)) at start, \(Self.fixed(end, 2)) at end")
+            let others = r.machine.otherLoadDuringRounds.map { "; other processes used \(Self.fixed($0 * 100, 0)) % of the CPU during the timed rounds" } ?? ""
+            lines.append("  load average (1 min) \(Self.fixed(start, 2)) at start, \(Self.fixed(end, 2)) at end" + others)
         }
         let formats = c.formats.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         lines.append("  corpus \(c.directory): \(c.files) files, \(Self.fixed(c.megapixels, 1)) MP (\(formats)); JPEG: \(c.jpegFiles) files, \(Self.fixed(c.jpegMegapixels, 1)) MP")

@@ -30,6 +30,10 @@ struct BenchResults: Codable, Sendable {
         /// makes every figure slower and noisier.
         var loadAverageAtStart: Double?
         var loadAverageAtEnd: Double?
+        /// Share of the machine's CPU capacity (all cores) that other processes used during the timed
+        /// rounds, from /proc/stat less this process's own time: above a few percent, the figures
+        /// (all-cores ones most) are slowed by someone else's work.
+        var otherLoadDuringRounds: Double?
     }
 
     struct Settings: Codable, Sendable {

@@ -171,7 +171,11 @@ struct BenchRunner {
         }
 
         // The timed rounds, interleaved across every contender.
+        let before = BenchStats.cpuSnapshot()
         let (timed, failed) = await schedule.run(rounds: rounds, progress: Self.progress)
+        if let before, let after = BenchStats.cpuSnapshot() {
+            results.machine.otherLoadDuringRounds = after.othersShare(since: before, cores: workers)
+        }
         for (key, error) in failed.sorted(by: { $0.key < $1.key }) {
             results.notes.append("\(key) stopped: \(error)")
         }
@@ -251,10 +255,10 @@ struct BenchRunner {
             results.notes.append("child peak RSS cannot read below this process's RSS when it started the child "
                 + "(at most \(BenchReport.mebibytes(spawner)) here): Linux carries the parent's RSS into a spawned child's ru_maxrss")
         }
-        let load = [results.machine.loadAverageAtStart, results.machine.loadAverageAtEnd].compactMap { $0 }.max() ?? 0
-        if load > Double(workers) / 2 {
-            results.notes.append("the machine was busy (1-minute load average up to \(BenchReport.fixed(load, 1)) on \(workers) cores): "
-                + "absolute figures are noisy; the rounds were interleaved so that the ratios stay comparable")
+        if let others = results.machine.otherLoadDuringRounds, others > 0.05 {
+            results.notes.append("other processes used \(Int((others * 100).rounded())) % of the machine's CPU during the timed rounds: "
+                + "every figure is slowed, the all-cores ones most; the rounds were interleaved so that the ratios between tools "
+                + "stay comparable, but a quiet machine gives truer figures")
         }
         if workers == 1 {
             results.notes.append("one core only: the all-cores figures equal the one-core ones")

@@ -89,6 +89,39 @@ enum BenchStats {
         return nil
     }
 
+    /// CPU time counters for telling this benchmark's work from everything else on the machine.
+    struct CPUSnapshot {
+        /// Busy time of every CPU together (user, nice, system, irq, softirq, steal), seconds.
+        var machineBusy: Double
+        /// This process and its waited-for children, seconds.
+        var own: Double
+        var wall: Double
+
+        /// The share of the machine's capacity (all cores) used by other processes since `start`.
+        func othersShare(since start: CPUSnapshot, cores: Int) -> Double? {
+            let elapsed = wall - start.wall
+            guard elapsed > 0, cores > 0 else { return nil }
+            let others = (machineBusy - start.machineBusy) - (own - start.own)
+            return max(0, others) / (elapsed * Double(cores))
+        }
+    }
+
+    static func cpuSnapshot() -> CPUSnapshot? {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard ticks > 0,
+              let stat = readSmallFile("/proc/stat")?.split(separator: "\n").first, stat.hasPrefix("cpu "),
+              let mine = readSmallFile("/proc/self/stat"), let close = mine.lastIndex(of: ")") else { return nil }
+        let machine = stat.split(separator: " ").dropFirst().compactMap { Double($0) }
+        // user nice system idle iowait irq softirq steal ...
+        guard machine.count >= 8 else { return nil }
+        let busy = machine[0] + machine[1] + machine[2] + machine[5] + machine[6] + machine[7]
+        // After "pid (comm)": state is field 3, utime stime cutime cstime are fields 14-17.
+        let afterState = Array(mine[mine.index(after: close)...].split(separator: " ").dropFirst())
+        guard afterState.count >= 14 else { return nil }
+        let own = afterState[10...13].compactMap { Double($0) }.reduce(0, +)
+        return CPUSnapshot(machineBusy: busy / ticks, own: own / ticks, wall: now())
+    }
+
     /// The 1-minute load average, from /proc/loadavg.
     static func loadAverage() -> Double? {
         readSmallFile("/proc/loadavg")?.split(separator: " ").first.flatMap { Double($0) }
