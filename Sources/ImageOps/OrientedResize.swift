@@ -11,16 +11,18 @@ extension Resampler {
     /// `region` is in upright pixels (nil: the whole upright image); `width` x `height` is the
     /// upright output size.
     public static func resize(_ source: PixelBuffer, orientation: Orientation, region: SourceRegion? = nil,
-                              width: Int, height: Int, prereduction: Prereduction = .automatic) -> PixelBuffer {
+                              width: Int, height: Int, prereduction: Prereduction = .automatic,
+                              arithmetic: Arithmetic = .automatic) -> PixelBuffer {
         guard orientation != .up else {
-            return resize(source, region: region, width: width, height: height, prereduction: prereduction)
+            return resize(source, region: region, width: width, height: height, prereduction: prereduction, arithmetic: arithmetic)
         }
         let w = Double(source.width), h = Double(source.height)
         let upright = orientation.uprightSize(width: source.width, height: source.height)
         let r = region ?? SourceRegion(x: 0, y: 0, width: Double(upright.width), height: Double(upright.height))
         let stored = storedRegion(r, orientation: orientation, storedWidth: w, storedHeight: h)
         let (storedWidth, storedHeight) = orientation.swapsDimensions ? (height, width) : (width, height)
-        return resize(source, region: stored, width: storedWidth, height: storedHeight, prereduction: prereduction)
+        return resize(source, region: stored, width: storedWidth, height: storedHeight,
+                      prereduction: prereduction, arithmetic: arithmetic)
             .oriented(orientation)
     }
 

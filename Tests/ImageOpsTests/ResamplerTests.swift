@@ -97,11 +97,11 @@ import Testing
                 (SourceRegion(x: -20, y: -20, width: 350, height: 250), 64, 48), // region past the edges
             ]
             for (region, w, h) in cases {
-                for mode in [Resampler.Prereduction.automatic, .none] {
-                    let out = Resampler.resize(image, region: region, width: w, height: h, prereduction: mode)
+                for (mode, arithmetic) in [(Resampler.Prereduction.automatic, Resampler.Arithmetic.automatic), (.none, .automatic), (.none, .float)] {
+                    let out = Resampler.resize(image, region: region, width: w, height: h, prereduction: mode, arithmetic: arithmetic)
                     let expected: [UInt8] = [colour.0, colour.1, colour.2, colour.3]
                     let bad = (0..<(w * h)).first { i in (0..<4).contains { out.pixels[4 * i + $0] != expected[$0] } }
-                    #expect(bad == nil, "colour \(colour) \(w)x\(h) \(mode): pixel \(bad ?? -1)")
+                    #expect(bad == nil, "colour \(colour) \(w)x\(h) \(mode) \(arithmetic): pixel \(bad ?? -1)")
                 }
             }
         }
@@ -145,8 +145,8 @@ import Testing
         } }
         for pixels in [checker, stripes] {
             let image = PixelBuffer(width: size, height: size, hasAlpha: false, pixels: pixels)
-            for mode in [Resampler.Prereduction.automatic, .none] {
-                let out = Resampler.resize(image, width: 100, height: 100, prereduction: mode)
+            for (mode, arithmetic) in [(Resampler.Prereduction.automatic, Resampler.Arithmetic.automatic), (.none, .automatic), (.none, .float)] {
+                let out = Resampler.resize(image, width: 100, height: 100, prereduction: mode, arithmetic: arithmetic)
                 var worst = 0
                 for y in 3..<97 { for x in 3..<97 { worst = max(worst, abs(Int(out.pixel(x: x, y: y).r) - 128)) } }
                 #expect(worst <= 3, "\(mode): \(worst) levels from grey")
@@ -175,10 +175,12 @@ import Testing
         ]
         for image in [opaque, alpha] {
             for (region, w, h) in cases {
-                let fast = Resampler.resize(image, region: region, width: w, height: h, prereduction: .none)
                 let reference = ReferenceResampler.resize(image, region: region, width: w, height: h)
-                let diff = ReferenceResampler.maxDifference(fast, reference)
-                #expect(diff <= 1, "\(image.hasAlpha ? "alpha" : "opaque") \(String(describing: region)) -> \(w)x\(h): off by \(diff)")
+                for arithmetic in [Resampler.Arithmetic.automatic, .float] {
+                    let fast = Resampler.resize(image, region: region, width: w, height: h, prereduction: .none, arithmetic: arithmetic)
+                    let diff = ReferenceResampler.maxDifference(fast, reference)
+                    #expect(diff <= 1, "\(image.hasAlpha ? "alpha" : "opaque") \(arithmetic) \(String(describing: region)) -> \(w)x\(h): off by \(diff)")
+                }
             }
         }
     }

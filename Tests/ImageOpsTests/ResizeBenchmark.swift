@@ -84,8 +84,15 @@ struct ResizeBenchmark {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pam") }.sorted()
         let modes: [Resampler.Prereduction] = [.automatic, .box(lanczosFactor: 2)]
         var worst = [Double](repeating: 1, count: modes.count)
+        // THUMBD_OPS_WRITE=folder also saves each photo's 200x200 cover thumbnail there (PAM), for
+        // comparing with other resizers outside.
+        let writeFolder = Self.environment["THUMBD_OPS_WRITE"].map { URL(fileURLWithPath: $0) }
         for file in files {
             let image = try TestImages.readPAM(folder.appendingPathComponent(file))
+            if let writeFolder {
+                let thumbnail = Resampler.resize(image, region: Self.cover(image.width, image.height), width: 200, height: 200)
+                try TestImages.writePAM(thumbnail, to: writeFolder.appendingPathComponent(file))
+            }
             for size in [200, 100, 64] {
                 for region in [Self.cover(image.width, image.height),
                                SourceRegion(x: 0, y: 0, width: Double(image.width), height: Double(image.height))] {
