@@ -10,7 +10,9 @@ public struct ChildProcessResult: Sendable {
     public var status: Int32
     public var stdout: [UInt8]
     public var stderr: [UInt8]
-    /// Peak resident set size (getrusage's ru_maxrss of this child alone, via wait4).
+    /// Peak resident set size (ru_maxrss of this child alone, via wait4). Linux carries the parent's
+    /// peak RSS into a spawned child across exec, so this never reads below the parent's RSS at
+    /// spawn time: measure from a small parent, or bound memory with an rlimit instead.
     public var maxRSSBytes: Int
     public var wallSeconds: Double
     public var timedOut: Bool

@@ -77,9 +77,18 @@ public struct ImageInfo: Sendable, Equatable {
 public struct DecodedImage: Sendable {
     public var info: ImageInfo
     public var pixels: PixelBuffer
+    /// Decoded pixels per source pixel, per axis, as the decoder scaled. Not always the ratio of the
+    /// sizes: libjpeg scales by exactly M/8 and rounds the size up, and mapping a crop with the
+    /// rounded ratio would shift it.
+    public var scaleX: Double
+    public var scaleY: Double
 
-    public init(info: ImageInfo, pixels: PixelBuffer) {
+    /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
+    /// and for decoders that resample to a given size, like libwebp's).
+    public init(info: ImageInfo, pixels: PixelBuffer, scale: Double? = nil) {
         self.info = info
         self.pixels = pixels
+        self.scaleX = scale ?? Double(pixels.width) / Double(info.width)
+        self.scaleY = scale ?? Double(pixels.height) / Double(info.height)
     }
 }

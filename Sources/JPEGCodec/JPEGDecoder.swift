@@ -49,7 +49,8 @@ enum JPEGDecoder {
             try limits.check(width: Int(header.width), height: Int(header.height))
 
             var width: Int32 = 0, height: Int32 = 0
-            guard thumbd_jpeg_output_size(decoder, Int32(scaleEighths(for: hint)), &width, &height) == 0 else { throw failure() }
+            let eighths = scaleEighths(for: hint)
+            guard thumbd_jpeg_output_size(decoder, Int32(eighths), &width, &height) == 0 else { throw failure() }
             let outputBytes = Int(width) * Int(height) * 4
             let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0
             try limits.check(decodeBytes: outputBytes + coefficients, what: "this \(header.width)x\(header.height) JPEG")
@@ -67,7 +68,8 @@ enum JPEGDecoder {
 
             let info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                  hasAlpha: false, orientation: s.orientation)
-            return DecodedImage(info: info, pixels: PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels))
+            return DecodedImage(info: info, pixels: PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels),
+                                scale: Double(eighths) / 8)
         }
     }
 

@@ -33,9 +33,4 @@ struct ThumbnailGeometry: Equatable {
         let needed = max(Double(outputWidth) / region.width, Double(outputHeight) / region.height) * headroom
         return DecodeScaleHint(minimumScale: needed)
     }
-
-    /// The same region in a decoded image that is smaller than the source by the given factors.
-    func region(scaledX sx: Double, scaledY sy: Double) -> SourceRegion {
-        SourceRegion(x: region.x * sx, y: region.y * sy, width: region.width * sx, height: region.height * sy)
-    }
 }

@@ -24,11 +24,16 @@ public enum Thumbnailer {
         timings.decode = clock.now - start
 
         start = clock.now
-        let uprightPixels = decoded.pixels.oriented(info.orientation)
-        let region = geometry.region(scaledX: Double(uprightPixels.width) / Double(upright.width),
-                                     scaledY: Double(uprightPixels.height) / Double(upright.height))
-        let resized = Resampler.resize(uprightPixels, region: region,
-                                       width: geometry.outputWidth, height: geometry.outputHeight)
+        // The crop is mapped into the stored image at full size, then by the decoder's exact scale;
+        // only the small result is turned upright.
+        let stored = Resampler.storedRegion(geometry.region, orientation: info.orientation,
+                                            storedWidth: Double(info.width), storedHeight: Double(info.height))
+        let decodedRegion = SourceRegion(x: stored.x * decoded.scaleX, y: stored.y * decoded.scaleY,
+                                         width: stored.width * decoded.scaleX, height: stored.height * decoded.scaleY)
+        let (storedOutWidth, storedOutHeight) = info.orientation.swapsDimensions
+            ? (geometry.outputHeight, geometry.outputWidth) : (geometry.outputWidth, geometry.outputHeight)
+        let resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
+            .oriented(info.orientation)
         timings.resize = clock.now - start
         return RenderedThumbnail(pixels: resized, source: decoded.info,
                                  decodedWidth: decoded.pixels.width, decodedHeight: decoded.pixels.height, timings: timings)

@@ -18,6 +18,14 @@ enum CLI {
         try ChildProcess.run(executable, arguments, timeoutSeconds: timeout)
     }
 
+    /// Runs thumbd with a hard address-space limit (util-linux `prlimit`), so "memory stays small"
+    /// is enforced by the kernel: an allocation past it fails and the process dies. A child's
+    /// ru_maxrss cannot show this, because Linux carries the parent's peak RSS into it across exec.
+    static func run(_ arguments: [String], addressSpaceMiB: Int, timeout: Double = 120) throws -> ChildProcessResult {
+        guard ChildProcess.isInstalled("prlimit") else { return try run(arguments, timeout: timeout) }
+        return try ChildProcess.run("prlimit", ["--as=\(addressSpaceMiB << 20)", executable] + arguments, timeoutSeconds: timeout)
+    }
+
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
