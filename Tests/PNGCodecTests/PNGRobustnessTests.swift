@@ -59,8 +59,9 @@ struct PNGRobustnessTests {
           .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func uint32Limit() throws {
         let data = try TestPaths.bytes(try #require(TestPaths.corpus("broken/sharp/65536-uint32-limit.png")))
-        let info = try PNGCodec.readInfo(data)
+        let info = try PNGCodec.readInfo(data, limits: DecodeLimits(maxPixels: .max))
         #expect(info.width == 65536 && info.height == 65536)
+        #expect(throws: ImageError.self, "readInfo checks the limit it is given") { try PNGCodec.readInfo(data) }
 
         var stats = PNGCodec.DecodeStats()
         let error = PNGTestSupport.error { () throws(ImageError) in
