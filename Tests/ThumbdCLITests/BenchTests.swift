@@ -6,16 +6,6 @@ import TestSupport
 /// `thumbd bench --json` end to end on two tiny JPEGs: the object has every section, and the
 /// figures are sane. Speed itself is never asserted (a test machine's speed says nothing).
 @Suite struct BenchTests {
-    /// The built thumbd sits next to the test binary, in the build products folder.
-    private static let thumbd: String = {
-        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-        while ["xctest", "app"].contains(folder.pathExtension) || ["MacOS", "Contents"].contains(folder.lastPathComponent) {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("thumbd").path
-    }()
-
     /// Two small files: a plain baseline JPEG and one with EXIF orientation 6.
     private static let sources = ["libjpeg-turbo/testorig.jpg", "pillow/hopper_orientation_6.jpg"]
 
@@ -27,7 +17,7 @@ import TestSupport
             let from = try #require(TestPaths.corpus("jpeg/" + source))
             try FileManager.default.copyItem(at: from, to: corpus.appendingPathComponent(from.lastPathComponent))
         }
-        let result = try ChildProcess.run(Self.thumbd, ["bench", "--corpus", corpus.path, "--size", "64", "--rounds", "1",
+        let result = try ChildProcess.run(CLI.executable, ["bench", "--corpus", corpus.path, "--size", "64", "--rounds", "1",
                                                         "--no-large", "--json"], timeoutSeconds: 120)
         #expect(result.status == 0, "bench failed: \(result.stderrText)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout))
