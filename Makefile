@@ -11,7 +11,7 @@ ARGS        ?= --help
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev
 # The benchmark's peers (optional; `make bench` installs them).
 BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs
 

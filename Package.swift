@@ -15,6 +15,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
@@ -37,16 +39,25 @@ let package = Package(
         .target(name: "ImageOps", dependencies: ["ImageCore"]),
         .target(name: "ImageQuality", dependencies: ["ImageCore"]),
         .target(name: "ChildProcess"),
+        // The two-tier thumbnail cache: knows bytes and keys, nothing of codecs or HTTP.
+        .target(
+            name: "ThumbCache",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess",
+                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
+        .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),

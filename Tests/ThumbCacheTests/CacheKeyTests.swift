@@ -1,0 +1,38 @@
+import Testing
+import ThumbCache
+
+struct CacheKeyTests {
+    @Test("normalization", arguments: [
+        ("HTTP://Example.COM/a/B.jpg", "http://example.com/a/B.jpg"),
+        ("https://example.com:443/x?b=2&a=1#frag", "https://example.com/x?b=2&a=1"),
+        ("http://example.com:80", "http://example.com/"),
+        ("http://example.com:8080/p", "http://example.com:8080/p"),
+        ("https://user:pw@Shop.Example/p.png", "https://shop.example/p.png"),
+        ("http://[::1]:80/x", "http://[::1]/x"),
+        ("https://example.com?q=1", "https://example.com/?q=1"),
+    ])
+    func normalizes(_ input: String, _ expected: String) throws {
+        #expect(try NormalizedURL(input).value == expected)
+    }
+
+    @Test("refused", arguments: ["ftp://example.com/a", "example.com/a.jpg", "http://", "http://host:99999/", "http://host:x/", "file:///etc/passwd"])
+    func refuses(_ input: String) {
+        #expect(throws: CacheKeyError.self) { try NormalizedURL(input) }
+    }
+
+    @Test func equivalentURLsShareAKeyAndVariantsDoNot() throws {
+        let variant = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82)
+        let a = try CacheKey(url: "HTTPS://Example.com:443/p.jpg#x", variant: variant)
+        let b = try CacheKey(url: "https://example.com/p.jpg", variant: variant)
+        #expect(a == b && a.digest == b.digest)
+        let c = try CacheKey(url: "https://example.com/p.jpg", variant: CacheVariant(size: 201, fit: "cover", format: "jpeg", quality: 82))
+        #expect(c.digest != a.digest)
+        #expect(a.digest.count == 64 && a.digest.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+    }
+
+    @Test func variantTextRoundTrips() {
+        let variant = CacheVariant(size: 320, fit: "contain", format: "webp", quality: 75)
+        #expect(CacheVariant(variant.description) == variant)
+        #expect(CacheVariant("nonsense") == nil)
+    }
+}
