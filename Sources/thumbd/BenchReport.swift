@@ -9,32 +9,6 @@ struct BenchReport {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 
-    static func fixed(_ value: Double?, _ digits: Int) -> String {
-        guard let value, value.isFinite else { return "-" }
-        return String(format: "%.\(digits)f", value)
-    }
-
-    static func mebibytes(_ bytes: Int?) -> String {
-        guard let bytes else { return "-" }
-        return String(format: "%.1f MiB", Double(bytes) / 1_048_576)
-    }
-
-    /// Columns padded to their widest cell: the first (and any in `left`) left-aligned, the others
-    /// right-aligned.
-    static func table(_ header: [String], _ rows: [[String]], left: Set<Int> = [], indent: String = "  ") -> String {
-        let all = [header] + rows
-        let count = all.map(\.count).max() ?? 0
-        var widths = [Int](repeating: 0, count: count)
-        for row in all { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        return all.map { row in
-            let cells = row.enumerated().map { i, cell in
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
-                return i == 0 || left.contains(i) ? cell + pad : pad + cell
-            }
-            return indent + cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
-        }.joined(separator: "\n")
-    }
-
     func render() -> String {
         var out: [String] = []
         out.append(header())
@@ -56,11 +30,11 @@ struct BenchReport {
         lines.append("  every speed figure is the median of \(s.rounds) timed round\(s.rounds == 1 ? "" : "s") after \(s.warmupRounds) warm-up (best round in --json); "
             + "the tools' rounds are interleaved")
         if let start = r.machine.loadAverageAtStart, let end = r.machine.loadAverageAtEnd {
-            let others = r.machine.otherLoadDuringRounds.map { "; other processes used \(Self.fixed($0 * 100, 0)) % of the CPU during the timed rounds" } ?? ""
-            lines.append("  load average (1 min) \(Self.fixed(start, 2)) at start, \(Self.fixed(end, 2)) at end" + others)
+            let others = r.machine.otherLoadDuringRounds.map { "; other processes used \(TextTable.fixed($0 * 100, 0)) % of the CPU during the timed rounds" } ?? ""
+            lines.append("  load average (1 min) \(TextTable.fixed(start, 2)) at start, \(TextTable.fixed(end, 2)) at end" + others)
         }
         let formats = c.formats.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        lines.append("  corpus \(c.directory): \(c.files) files, \(Self.fixed(c.megapixels, 1)) MP (\(formats)); JPEG: \(c.jpegFiles) files, \(Self.fixed(c.jpegMegapixels, 1)) MP")
+        lines.append("  corpus \(c.directory): \(c.files) files, \(TextTable.fixed(c.megapixels, 1)) MP (\(formats)); JPEG: \(c.jpegFiles) files, \(TextTable.fixed(c.jpegMegapixels, 1)) MP")
         var peers: [String] = []
         peers.append("vipsthumbnail " + (r.machine.vipsVersion ?? "not installed"))
         peers.append("Pillow " + (r.machine.pillowVersion.map { $0 + (r.machine.pythonVersion.map { " (Python \($0))" } ?? "") } ?? "not available"))
@@ -70,8 +44,8 @@ struct BenchReport {
     }
 
     private func throughputRow(_ name: String, _ t: BenchResults.Throughput, memory: Bool = true) -> [String] {
-        [name, String(t.concurrency), Self.fixed(t.imagesPerSecond, 1), Self.fixed(t.megapixelsPerSecond, 1),
-         Self.fixed(t.p50Ms, 1), Self.fixed(t.p95Ms, 1)] + (memory ? [Self.mebibytes(t.peakRSSBytes)] : [])
+        [name, String(t.concurrency), TextTable.fixed(t.imagesPerSecond, 1), TextTable.fixed(t.megapixelsPerSecond, 1),
+         TextTable.fixed(t.p50Ms, 1), TextTable.fixed(t.p95Ms, 1)] + (memory ? [TextTable.mebibytes(t.peakRSSBytes)] : [])
     }
 
     /// Lines for tools that have no figure, under a table ("vipsthumbnail: not installed (...)").
@@ -94,7 +68,7 @@ struct BenchReport {
         if let one = r.pillow.oneCore { rows.append(throughputRow("Pillow (draft + LANCZOS), in Python", one)) }
         else { absent.append("Pillow: " + (r.pillow.note ?? "not measured")) }
         let title = "Speed over all \(r.corpus.files) files: read + decode + crop/resize + JPEG q\(r.settings.jpegQuality) encode"
-        let table = Self.table(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms", "peak RSS"], rows)
+        let table = TextTable.render(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms", "peak RSS"], rows)
         let foot = "\n  p50/p95: per-image ms over the timed rounds (under load when workers > 1); not known per image for child processes."
             + "\n  peak RSS: in-process rows are this whole bench process (VmHWM, reset before each round); child rows are the child's"
             + "\n  ru_maxrss from its warm-up run."
@@ -104,12 +78,12 @@ struct BenchReport {
     private func stages() -> String {
         let rows: [[String]] = results.thumbd.compactMap { run in
             guard let s = run.meanStageMs else { return nil }
-            return [Self.number(run.headroom), Self.fixed(s.read, 2), Self.fixed(s.decode, 2), Self.fixed(s.resize, 2),
-                    Self.fixed(s.encode, 2), Self.fixed(run.meanDecodedPixelFraction.map { $0 * 100 }, 2) + " %"]
+            return [Self.number(run.headroom), TextTable.fixed(s.read, 2), TextTable.fixed(s.decode, 2), TextTable.fixed(s.resize, 2),
+                    TextTable.fixed(s.encode, 2), TextTable.fixed(run.meanDecodedPixelFraction.map { $0 * 100 }, 2) + " %"]
         }
         guard !rows.isEmpty else { return "" }
         return "Where thumbd's time goes (one core, mean ms per image)\n"
-            + Self.table(["headroom", "read", "decode", "resize", "encode", "decoded pixels / full"], rows)
+            + TextTable.render(["headroom", "read", "decode", "resize", "encode", "decoded pixels / full"], rows)
     }
 
     private func floor() -> String {
@@ -124,14 +98,14 @@ struct BenchReport {
         else { absent.append("djpeg: " + (r.floor.djpeg.note ?? "not measured")) }
         if let t = r.floor.inProcess { rows.append(throughputRow("decode at 1/8 in-process (read + decode)", t, memory: false)) }
         return "JPEG files only (\(r.corpus.jpegFiles) of \(r.corpus.files)), one core: the floor; thumbd's and Pillow's rows are the JPEGs' share of their rounds above\n"
-            + Self.table(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms"], rows) + Self.missing(absent)
+            + TextTable.render(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms"], rows) + Self.missing(absent)
     }
 
     private func ratios() -> String {
         let rows = results.ratios.map { ratio -> [String] in
-            [ratio.name, ratio.value.map { Self.fixed($0, 2) + "x" } ?? "-", ratio.meaning]
+            [ratio.name, ratio.value.map { TextTable.fixed($0, 2) + "x" } ?? "-", ratio.meaning]
         }
-        return "Ratios (of images/s, measured in this run)\n" + Self.table(["comparison", "ratio", "meaning"], rows, left: [2])
+        return "Ratios (of images/s, measured in this run)\n" + TextTable.render(["comparison", "ratio", "meaning"], rows, left: [2])
     }
 
     private func qualityColumns() -> [(name: String, summary: BenchResults.SSIMSummary?, note: String?)] {
@@ -150,10 +124,10 @@ struct BenchReport {
                 absent.append(name + ": " + (note ?? "not measured"))
                 return nil
             }
-            return [name, String(summary.files), Self.fixed(summary.mean, 4), Self.fixed(summary.min, 4), summary.minFile ?? "-"]
+            return [name, String(summary.files), TextTable.fixed(summary.mean, 4), TextTable.fixed(summary.min, 4), summary.minFile ?? "-"]
         }
         return "Quality: SSIM against a reference (full decode, EXIF-upright, centre square, Lanczos-3 premultiplied from full size)\n"
-            + Self.table(["tool", "files", "mean", "min", "worst file"], rows) + Self.missing(absent)
+            + TextTable.render(["tool", "files", "mean", "min", "worst file"], rows) + Self.missing(absent)
             + "\n  thumbd: pixels before encoding; peers: their lossless PNG output. 1 is identical. SSIM also counts"
             + "\n  sub-pixel shifts: a crop placed on whole output pixels (as vipsthumbnail's is) loses SSIM without blur."
     }
@@ -163,9 +137,9 @@ struct BenchReport {
         let names = results.thumbd.first?.ssim?.perFile.keys.sorted() ?? []
         guard !names.isEmpty else { return "" }
         let rows = names.map { name in
-            [name] + columns.map { Self.fixed($0.summary?.perFile[name] ?? nil, 4) }
+            [name] + columns.map { TextTable.fixed($0.summary?.perFile[name] ?? nil, 4) }
         }
-        return "SSIM per file\n" + Self.table(["file"] + columns.map(\.name), rows)
+        return "SSIM per file\n" + TextTable.render(["file"] + columns.map(\.name), rows)
     }
 
     private func memory() -> String {
@@ -176,19 +150,19 @@ struct BenchReport {
         func cell(_ m: BenchResults.ChildMeasure?) -> String {
             guard let m else { return "not installed" }
             if let error = m.error { return "failed (\(error))" }
-            return Self.mebibytes(m.peakRSSBytes) + " / " + Self.fixed(m.wallSeconds.map { $0 * 1000 }, 0) + " ms"
+            return TextTable.mebibytes(m.peakRSSBytes) + " / " + TextTable.fixed(m.wallSeconds.map { $0 * 1000 }, 0) + " ms"
         }
         let rows = large.files.map { entry in
-            [entry.file, Self.fixed(entry.megapixels, 1), cell(entry.thumbd), cell(entry.vips), entry.rssRatio.map { Self.fixed($0, 2) + "x" } ?? "-"]
+            [entry.file, TextTable.fixed(entry.megapixels, 1), cell(entry.thumbd), cell(entry.vips), entry.rssRatio.map { TextTable.fixed($0, 2) + "x" } ?? "-"]
         }
         var text = "Peak memory for one large JPEG (\(directory)): each tool as a child process, peak RSS from wait4 / wall ms\n"
-            + Self.table(["file", "MP", "thumbd thumbnail", "vipsthumbnail", "thumbd/vips RSS"], rows)
+            + TextTable.render(["file", "MP", "thumbd thumbnail", "vipsthumbnail", "thumbd/vips RSS"], rows)
         if let note = large.note { text += "\n  " + note }
         return text
     }
 
     private func errors() -> String {
         let rows = results.errors.map { [$0.tool, $0.file, $0.code, $0.message] }
-        return "Errors (\(rows.count)): files left out or not scored\n" + Self.table(["tool", "file", "code", "message"], rows, left: [1, 2, 3])
+        return "Errors (\(rows.count)): files left out or not scored\n" + TextTable.render(["tool", "file", "code", "message"], rows, left: [1, 2, 3])
     }
 }

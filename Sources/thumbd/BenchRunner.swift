@@ -253,7 +253,7 @@ struct BenchRunner {
             .max()
         if let spawner {
             results.notes.append("child peak RSS cannot read below this process's RSS when it started the child "
-                + "(at most \(BenchReport.mebibytes(spawner)) here): Linux carries the parent's RSS into a spawned child's ru_maxrss")
+                + "(at most \(TextTable.mebibytes(spawner)) here): Linux carries the parent's RSS into a spawned child's ru_maxrss")
         }
         if let others = results.machine.otherLoadDuringRounds, others > 0.05 {
             results.notes.append("other processes used \(Int((others * 100).rounded())) % of the machine's CPU during the timed rounds: "
