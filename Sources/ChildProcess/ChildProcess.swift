@@ -30,13 +30,12 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 public enum ChildProcess {
     public static func run(_ program: String, _ arguments: [String], timeoutSeconds: Double? = nil,
                            standardInput: String? = nil) throws -> ChildProcessResult {
-        // Close-on-exec, so a child that another thread spawns meanwhile does not inherit these
-        // pipes and hold them open (that would delay our EOF until that child exits). dup2 onto
-        // 1 and 2 clears the flag for our own child.
+        // Close-on-exec, so a child that another thread spawns later does not inherit these pipes
+        // and hold them open (that would delay our EOF until that child exits). dup2 onto 1 and 2
+        // clears the flag for our own child. (Swift's Glibc module does not export pipe2.)
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        guard pipe2(&outPipe, O_CLOEXEC) == 0, pipe2(&errPipe, O_CLOEXEC) == 0 else {
-            throw ChildProcessError(description: "pipe failed")
-        }
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ChildProcessError(description: "pipe failed") }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
