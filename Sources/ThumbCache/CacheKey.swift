@@ -44,12 +44,27 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public let url: NormalizedURL
     public let variant: CacheVariant
     public let digest: String
+    /// The SHA-256 as four words, so hashing a key is one word instead of five strings, and the
+    /// memory tier can compare keys without following any string's storage.
+    let digestBits: DigestBits
 
     public init(url: NormalizedURL, variant: CacheVariant) {
         self.url = url
         self.variant = variant
         let material = Array("\(url.value)\n\(variant.description)".utf8)
-        self.digest = SHA256.hash(data: material).map { Self.hex[Int($0)] }.joined()
+        let hash = SHA256.hash(data: material)
+        self.digest = hash.map { Self.hex[Int($0)] }.joined()
+        self.digestBits = hash.withUnsafeBytes { DigestBits($0) }
+    }
+
+    /// Equal keys have equal digests, so hashing part of the digest agrees with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(digestBits.w0)
+    }
+
+    /// The URL and variant are the identity; the digest only rejects unequal keys in a few compares.
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.digestBits == rhs.digestBits && lhs.url == rhs.url && lhs.variant == rhs.variant
     }
 
     /// Normalizes `url` first; throws for anything that is not an absolute http(s) URL.
@@ -60,6 +75,22 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(url.value) [\(variant)]" }
 
     private static let hex: [String] = (0...255).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+}
+
+/// A SHA-256 held inline as four big-endian words (`w0` is the first eight bytes of the digest).
+struct DigestBits: Hashable, Sendable {
+    var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count >= 32)
+        func word(_ i: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)) }
+        (w0, w1, w2, w3) = (word(0), word(1), word(2), word(3))
+    }
+
+    /// The digest's bits are already uniform: one word is enough to feed a hasher.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(w0)
+    }
 }
 
 public struct CacheKeyError: Error, Sendable, Equatable, CustomStringConvertible {
