@@ -57,7 +57,9 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["ChildProcess"], path: "Tests/TestSupport"),
-        .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess"]),
+        // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
+        .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache"], path: "Tests/CacheCrashWriter"),
+        .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),

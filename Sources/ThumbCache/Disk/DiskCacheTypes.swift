@@ -1,0 +1,389 @@
+import Foundation
+
+// The disk tier's public vocabulary: limits, what a lookup returns, listings, statistics,
+// verification reports and errors. The CLI (`thumbd cache …`) and the daemon build on these.
+
+/// How hard the disk tier pushes bytes to stable storage before a new entry becomes visible.
+/// Every policy is safe against the process dying (kill -9): a file only ever appears under its
+/// final name complete. The policies differ on power loss.
+public enum FsyncPolicy: String, Sendable, Codable, CaseIterable {
+    /// No fsync. Survives crashes of thumbd; after a power cut, recent entries may be lost
+    /// (a later start drops them when their checksums do not match).
+    case none
+    /// fsync each new entry file before it is renamed into place (the default). Its metadata
+    /// sidecar is not waited for: after a power cut a torn sidecar only means that entry cannot
+    /// be recovered if the index is lost too.
+    case data
+    /// As `data`, plus the sidecars, the folder after each rename, and SQLite's `synchronous=FULL`.
+    case full
+}
+
+/// The disk tier's budgets and behaviour.
+public struct DiskCacheLimits: Sendable, Hashable, Codable {
+    public static let defaultMaxBytes = 2 << 30
+    public static let defaultOriginalsMaxBytes = 1 << 30
+    public static let defaultTTL = Duration.seconds(7 * 86_400)
+
+    /// Budget for thumbnails (every variant except originals), bytes of file content.
+    public var maxBytes: Int
+    /// A separate budget for downloaded originals (`CacheVariant.original`), so a new size of a
+    /// known image needs no second download. 0 keeps no originals.
+    public var originalsMaxBytes: Int
+    /// Entries validated longer ago than this are served as stale (`isStale`), keeping their
+    /// ETag and Last-Modified so the caller can revalidate and then `refresh` them.
+    public var ttl: Duration
+    public var fsync: FsyncPolicy
+    /// Checksum every file read from disk against the index (SHA-256, about 20 µs per 30 KB), so
+    /// a damaged file is dropped, not served.
+    public var verifyOnRead: Bool
+    /// Hits update last-access times and hit counts in memory at once (LRU order is always
+    /// exact); the index is written in one batch when this many hits are pending …
+    public var accessFlushBatch: Int
+    /// … or when this long has passed since the last batch, and always on close.
+    public var accessFlushInterval: Duration
+    /// After an unclean shutdown, files modified within this window before the newest file are
+    /// checksummed again. A kill -9 cannot leave a partial file under its final name (files are
+    /// complete before they are renamed), so this is for power loss, when the last writes may
+    /// not have reached the disk; the kernel writes dirty data back within about 30 s.
+    public var recheckWindow: Duration
+
+    public init(maxBytes: Int = DiskCacheLimits.defaultMaxBytes,
+                originalsMaxBytes: Int = DiskCacheLimits.defaultOriginalsMaxBytes,
+                ttl: Duration = DiskCacheLimits.defaultTTL,
+                fsync: FsyncPolicy = .data,
+                verifyOnRead: Bool = true,
+                accessFlushBatch: Int = 1000,
+                accessFlushInterval: Duration = .seconds(5),
+                recheckWindow: Duration = .seconds(120)) {
+        self.maxBytes = maxBytes
+        self.originalsMaxBytes = originalsMaxBytes
+        self.ttl = ttl
+        self.fsync = fsync
+        self.verifyOnRead = verifyOnRead
+        self.accessFlushBatch = accessFlushBatch
+        self.accessFlushInterval = accessFlushInterval
+        self.recheckWindow = recheckWindow
+    }
+
+    /// The budget of one kind of entry.
+    public func maxBytes(originals: Bool) -> Int { originals ? originalsMaxBytes : maxBytes }
+}
+
+/// How a process opens the cache directory.
+public enum CacheOpenMode: Sendable, Hashable {
+    /// The one writer: takes the directory's lock file (non-blocking), repairs after a crash,
+    /// and may change anything.
+    case owner
+    /// A reader beside a running owner (`thumbd cache stats|ls|show|path|verify`): opens the
+    /// index read-only and never creates, changes or removes a cache file. (With no owner
+    /// running, SQLite may create the index's `-wal` and `-shm` files, as for any WAL reader.)
+    case readOnly
+}
+
+/// The origin's validators, kept so a stale entry can be revalidated (If-None-Match,
+/// If-Modified-Since) instead of downloaded again.
+public struct CacheValidators: Sendable, Hashable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+}
+
+/// Wall-clock time for the cache (created, last access, staleness). Injectable so tests and
+/// tools can move time without sleeping.
+public struct CacheClock: Sendable {
+    public let now: @Sendable () -> Date
+
+    public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
+
+    public static let system = CacheClock { Date() }
+
+    var seconds: Double { now().timeIntervalSince1970 }
+}
+
+/// Where warnings go (repairs, dropped files, write failures). The daemon passes its logger.
+public typealias CacheWarningSink = @Sendable (String) -> Void
+
+public enum CacheWarnings {
+    /// Writes `thumbd: warning: …` lines to standard error.
+    public static let standardError: CacheWarningSink = { message in
+        FileHandle.standardError.write(Data("thumbd: warning: \(message)\n".utf8))
+    }
+}
+
+/// One cached file as the index describes it.
+public struct CacheEntry: Sendable, Hashable {
+    public let key: CacheKey
+    /// Absolute path of the file; its bytes are exactly the stored bytes (no header).
+    public let fileURL: URL
+    public let size: Int
+    /// SHA-256 of the bytes, lower-case hex.
+    public let checksum: String
+    public let contentType: String?
+    public let validators: CacheValidators
+    public let created: Date
+    /// When the bytes were stored or last revalidated (a 304); staleness counts from here.
+    public let validated: Date
+    /// Last hit. Hits are written to the index in batches, so another process reading the index
+    /// may see this a few seconds behind.
+    public let lastAccess: Date
+    public let hits: Int
+
+    public var url: NormalizedURL { key.url }
+    public var variant: CacheVariant { key.variant }
+    public var isOriginal: Bool { key.variant.isOriginal }
+
+    public func isStale(ttl: Duration, now: Date) -> Bool {
+        now.timeIntervalSince(validated) > ttl.secondsValue
+    }
+}
+
+/// JSON for tools (`thumbd cache ls --json`, the HTTP API): the key as `url` and `variant` text.
+extension CacheEntry: Codable {
+    enum CodingKeys: String, CodingKey {
+        case url, variant, kind, file, size, sha256, contentType, etag, lastModified, created, validated, lastAccess, hits
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try container.decode(String.self, forKey: .variant)
+        guard let variant = CacheVariant(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .variant, in: container, debugDescription: "not a variant: \(text)")
+        }
+        let url: NormalizedURL
+        do { url = try NormalizedURL(try container.decode(String.self, forKey: .url)) } catch let error as CacheKeyError {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: error.message)
+        }
+        self.init(key: CacheKey(url: url, variant: variant), fileURL: URL(fileURLWithPath: try container.decode(String.self, forKey: .file)),
+                  size: try container.decode(Int.self, forKey: .size), checksum: try container.decode(String.self, forKey: .sha256),
+                  contentType: try container.decodeIfPresent(String.self, forKey: .contentType),
+                  validators: CacheValidators(etag: try container.decodeIfPresent(String.self, forKey: .etag),
+                                              lastModified: try container.decodeIfPresent(String.self, forKey: .lastModified)),
+                  created: try container.decode(Date.self, forKey: .created), validated: try container.decode(Date.self, forKey: .validated),
+                  lastAccess: try container.decode(Date.self, forKey: .lastAccess), hits: try container.decode(Int.self, forKey: .hits))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key.url.value, forKey: .url)
+        try container.encode(key.variant.description, forKey: .variant)
+        try container.encode(isOriginal ? "original" : "thumbnail", forKey: .kind)
+        try container.encode(fileURL.path, forKey: .file)
+        try container.encode(size, forKey: .size)
+        try container.encode(checksum, forKey: .sha256)
+        try container.encodeIfPresent(contentType, forKey: .contentType)
+        try container.encodeIfPresent(validators.etag, forKey: .etag)
+        try container.encodeIfPresent(validators.lastModified, forKey: .lastModified)
+        try container.encode(created, forKey: .created)
+        try container.encode(validated, forKey: .validated)
+        try container.encode(lastAccess, forKey: .lastAccess)
+        try container.encode(hits, forKey: .hits)
+    }
+}
+
+/// A disk hit: the bytes, what the index knows of them, and whether the TTL has run out.
+public struct DiskHit: Sendable {
+    public let bytes: [UInt8]
+    public let entry: CacheEntry
+    public let isStale: Bool
+}
+
+/// Orders for `DiskCache.entries(sortedBy:…)`.
+public enum CacheEntryOrder: String, Sendable, CaseIterable, Codable {
+    /// Largest first.
+    case size
+    /// Oldest first (by creation).
+    case age
+    /// Most hits first.
+    case hits
+    /// Most recently used first.
+    case lastAccess
+    /// Least recently used first: the order in which entries would be evicted.
+    case evictionOrder
+}
+
+/// Totals for one budget (thumbnails or originals).
+public struct CacheTierUsage: Sendable, Hashable, Codable {
+    public var entries: Int
+    public var bytes: Int
+    public var maxBytes: Int
+
+    public init(entries: Int, bytes: Int, maxBytes: Int) {
+        self.entries = entries
+        self.bytes = bytes
+        self.maxBytes = maxBytes
+    }
+}
+
+public struct CacheHostUsage: Sendable, Hashable, Codable {
+    public var host: String
+    public var entries: Int
+    public var bytes: Int
+
+    public init(host: String, entries: Int, bytes: Int) {
+        self.host = host
+        self.entries = entries
+        self.bytes = bytes
+    }
+}
+
+/// Entries whose size is in `lowerBound..<upperBound` (upperBound nil: no upper end).
+public struct CacheSizeBucket: Sendable, Hashable, Codable {
+    public var lowerBound: Int
+    public var upperBound: Int?
+    public var entries: Int
+    public var bytes: Int
+
+    public init(lowerBound: Int, upperBound: Int?, entries: Int, bytes: Int) {
+        self.lowerBound = lowerBound
+        self.upperBound = upperBound
+        self.entries = entries
+        self.bytes = bytes
+    }
+
+    /// "16 KiB – 64 KiB", "≥ 4 MiB".
+    public var label: String {
+        guard let upperBound else { return "≥ \(formatBytes(lowerBound))" }
+        return lowerBound == 0 ? "< \(formatBytes(upperBound))" : "\(formatBytes(lowerBound)) – \(formatBytes(upperBound))"
+    }
+
+    /// The fixed bucket bounds: < 1 KiB, 1–4 KiB, …, 1–4 MiB, ≥ 4 MiB.
+    public static let bounds: [Int] = [0, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20]
+}
+
+public struct DiskCacheStats: Sendable, Hashable, Codable {
+    public var directory: String
+    public var thumbnails: CacheTierUsage
+    public var originals: CacheTierUsage
+    public var ttlSeconds: Double
+    /// Entries past the TTL (served as stale until revalidated).
+    public var staleEntries: Int
+    public var oldestCreated: Date?
+    public var newestCreated: Date?
+    public var leastRecentAccess: Date?
+    /// The hosts with the most bytes, largest first (at most 10).
+    public var topHosts: [CacheHostUsage]
+    public var sizeHistogram: [CacheSizeBucket]
+    /// Lookups answered, lookups missed, entries evicted for space: since the cache was created.
+    /// A reader sees the owner's counts as of its last batch write.
+    public var hits: Int
+    public var misses: Int
+    public var evictions: Int
+    /// Bytes the index itself takes (database and its write-ahead log).
+    public var indexBytes: Int
+
+    public var entries: Int { thumbnails.entries + originals.entries }
+    public var bytes: Int { thumbnails.bytes + originals.bytes }
+}
+
+/// What `verify` found. Problems are listed whether or not they were repaired.
+public struct VerifyReport: Sendable, Hashable, Codable {
+    public enum ProblemKind: String, Sendable, Hashable, Codable {
+        /// The index lists an entry whose file is missing.
+        case missingFile
+        /// The file's size differs from the index.
+        case sizeMismatch
+        /// Same size, different content.
+        case checksumMismatch
+        /// The file cannot be read.
+        case unreadable
+        /// A file in objects/ that the index does not list.
+        case orphanFile
+        /// An entry's metadata file (used to rebuild the index) is missing or does not match.
+        case badSidecar
+        /// A leftover temporary file.
+        case temporaryFile
+    }
+
+    public struct Problem: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var kind: ProblemKind
+        public var path: String
+        public var url: String?
+        public var detail: String
+
+        public var description: String { "\(kind.rawValue): \(path)\(url.map { " (\($0))" } ?? "")\(detail.isEmpty ? "" : ": \(detail)")" }
+    }
+
+    public var checkedEntries = 0
+    public var checkedBytes = 0
+    public var problems: [Problem] = []
+    /// Whether the problems were fixed (entries dropped, strays removed, sidecars rewritten).
+    public var repaired = false
+
+    public var isClean: Bool { problems.isEmpty }
+}
+
+/// Every error the disk tier reports. `description` is a sentence a person can act on.
+public enum CacheError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Another process holds the cache directory's lock (normally `thumbd serve`).
+    case ownedByAnotherProcess(directory: String, pid: Int32?)
+    /// A change was asked of a cache opened read-only.
+    case readOnly(directory: String)
+    /// A read-only open found no cache there.
+    case noCache(directory: String)
+    /// The directory cannot be created or used.
+    case directoryUnusable(directory: String, reason: String)
+    /// Writing an entry failed (full disk, unwritable folder, I/O error). The cache stays
+    /// consistent: the entry is simply not stored.
+    case writeFailed(path: String, reason: String, diskFull: Bool)
+    case readFailed(path: String, reason: String)
+    /// The entry is bigger than its whole budget, so it is never stored.
+    case entryTooLarge(size: Int, maxBytes: Int)
+    /// SQLite refused an operation on the index.
+    case indexFailed(reason: String)
+    /// A read-only open could not read the index (a writer would rebuild it).
+    case indexUnreadable(path: String, reason: String)
+    case closed
+
+    public var description: String {
+        switch self {
+        case .ownedByAnotherProcess(let directory, let pid):
+            let who = pid.map { "process \($0)" } ?? "another process"
+            return "the cache at \(directory) is in use by \(who) (thumbd serve?); stop it, or make the change through its HTTP API"
+        case .readOnly(let directory):
+            return "the cache at \(directory) is open read-only; changes need the owning process (or stop it first)"
+        case .noCache(let directory):
+            return "there is no thumbd cache at \(directory)"
+        case .directoryUnusable(let directory, let reason):
+            return "cannot use the cache directory \(directory): \(reason)"
+        case .writeFailed(let path, let reason, let diskFull):
+            return diskFull ? "the disk is full: cannot write \(path) (\(reason))" : "cannot write \(path): \(reason)"
+        case .readFailed(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        case .entryTooLarge(let size, let maxBytes):
+            return "an entry of \(formatBytes(size)) does not fit its cache budget of \(formatBytes(maxBytes))"
+        case .indexFailed(let reason):
+            return "the cache index failed: \(reason)"
+        case .indexUnreadable(let path, let reason):
+            return "cannot read the cache index \(path): \(reason) (the owning process rebuilds it on its next start)"
+        case .closed:
+            return "the cache is closed"
+        }
+    }
+}
+
+func formatBytes(_ bytes: Int) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    if unit == 0 { return "\(bytes) B" }
+    let rounded = (value * 10).rounded() / 10
+    return rounded == rounded.rounded() ? "\(Int(rounded)) \(units[unit])" : "\(rounded) \(units[unit])"
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var secondsValue: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,482 @@
+import Foundation
+import GRDB
+
+/// The disk tier's index: one SQLite database, `DIR/index.sqlite`, in WAL mode so readers
+/// (`sqlite3`, `thumbd cache …` beside a running daemon) never block the owner or see half a change.
+///
+/// Schema (version 1, `PRAGMA user_version = 1`):
+///
+/// ```sql
+/// CREATE TABLE entries (
+///     digest        TEXT PRIMARY KEY NOT NULL, -- SHA-256 (hex) of url + "\n" + variant; names the file
+///     url           TEXT NOT NULL,             -- normalized URL
+///     host          TEXT NOT NULL,             -- its host (lower-case; ":port" when not the default)
+///     variant       TEXT NOT NULL,             -- size/fit/format/qQUALITY, e.g. 200/cover/jpeg/q82
+///     kind          TEXT NOT NULL,             -- 'thumbnail' or 'original' (separate budgets)
+///     file          TEXT GENERATED ALWAYS AS ('objects/' || substr(digest, 1, 2) || '/' || digest) VIRTUAL,
+///                                              -- the file, relative to the cache directory (computed, not stored)
+///     size          INTEGER NOT NULL,          -- bytes
+///     sha256        TEXT NOT NULL,             -- SHA-256 (hex) of the file's bytes
+///     content_type  TEXT,
+///     etag          TEXT,                      -- the origin's ETag, for If-None-Match
+///     last_modified TEXT,                      -- the origin's Last-Modified, for If-Modified-Since
+///     created_at    REAL NOT NULL,             -- unix seconds
+///     validated_at  REAL NOT NULL,             -- unix seconds of the store or last 304; stale after the TTL
+///     last_access   REAL NOT NULL,             -- unix seconds of the last hit (written in batches)
+///     hits          INTEGER NOT NULL DEFAULT 0
+/// );
+/// CREATE INDEX entries_by_url ON entries(url);
+/// CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);  -- hits, misses, evictions
+/// ```
+///
+/// `file` is a generated column (SQLite 3.31 or later, for the `sqlite3` command as well): it costs
+/// no space, which keeps the table small enough to load 100,000 rows quickly from a cold disk.
+///
+/// For example: `sqlite3 ~/.cache/thumbd/index.sqlite "SELECT url, variant, size, hits,
+/// datetime(last_access, 'unixepoch') FROM entries ORDER BY last_access DESC LIMIT 20"`.
+final class DiskIndex: Sendable {
+    static let schemaVersion = 1
+    let path: String
+    let readOnly: Bool
+    private let queue: DatabaseQueue
+
+    private init(path: String, readOnly: Bool, queue: DatabaseQueue) {
+        self.path = path
+        self.readOnly = readOnly
+        self.queue = queue
+    }
+
+    /// Opens (creating if needed) the owner's connection. Throws `DiskIndexError` or a GRDB error.
+    static func openOwner(path: String, fsync: FsyncPolicy) throws -> DiskIndex {
+        var config = Configuration()
+        config.journalMode = .wal
+        config.busyMode = .timeout(10)
+        config.label = "thumbd-cache-index"
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        let index = DiskIndex(path: path, readOnly: false, queue: queue)
+        do {
+            // After GRDB's WAL setup, which sets NORMAL: commits are atomic and survive a crash of
+            // the process; FULL also survives power loss.
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(fsync == .full ? "FULL" : "NORMAL")")
+            }
+            try index.prepareSchema()
+        } catch {
+            try? queue.close()
+            throw error
+        }
+        return index
+    }
+
+    /// Opens a read-only connection beside a running owner (or none).
+    static func openReadOnly(path: String) throws -> DiskIndex {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(10)
+        config.label = "thumbd-cache-index-reader"
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        let index = DiskIndex(path: path, readOnly: true, queue: queue)
+        do {
+            let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            guard version == schemaVersion else { throw DiskIndexError.incompatible(version: version) }
+        } catch {
+            try? queue.close()
+            throw error
+        }
+        return index
+    }
+
+    private func prepareSchema() throws {
+        try queue.writeWithoutTransaction { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            if version == Self.schemaVersion { return }
+            let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+            guard version == 0 && tables == 0 else { throw DiskIndexError.incompatible(version: version) }
+            try db.inTransaction {
+                try db.execute(sql: """
+                    CREATE TABLE entries (
+                        digest        TEXT PRIMARY KEY NOT NULL,
+                        url           TEXT NOT NULL,
+                        host          TEXT NOT NULL,
+                        variant       TEXT NOT NULL,
+                        kind          TEXT NOT NULL CHECK (kind IN ('thumbnail', 'original')),
+                        file          TEXT GENERATED ALWAYS AS ('objects/' || substr(digest, 1, 2) || '/' || digest) VIRTUAL,
+                        size          INTEGER NOT NULL,
+                        sha256        TEXT NOT NULL,
+                        content_type  TEXT,
+                        etag          TEXT,
+                        last_modified TEXT,
+                        created_at    REAL NOT NULL,
+                        validated_at  REAL NOT NULL,
+                        last_access   REAL NOT NULL,
+                        hits          INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX entries_by_url ON entries(url);
+                    CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+                    INSERT INTO counters (name, value) VALUES ('hits', 0), ('misses', 0), ('evictions', 0);
+                    PRAGMA user_version = \(Self.schemaVersion);
+                    """)
+                return .commit
+            }
+        }
+    }
+
+    func close() {
+        try? queue.close()
+    }
+
+    // MARK: Reading
+
+    private static let rowColumns = """
+        digest, url, host, variant, kind, size, sha256, content_type, etag, last_modified, \
+        created_at, validated_at, last_access, hits
+        """
+
+    /// Everything the owner keeps in memory, handed to `body` row by row (no array of 100,000
+    /// records in between). The hot path of opening a clean cache: one scan, no URL parsing.
+    func loadRecords(_ body: (DiskEntryRecord) -> Void) throws {
+        try queue.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT digest, kind = 'original', size, sha256, content_type, etag, last_modified, created_at, validated_at,
+                       last_access, hits
+                FROM entries
+                """)
+            while let row = try rows.next() {
+                let digest: String = row[0], checksum: String = row[3]
+                guard let id = Hash256(hex: digest), let sum = Hash256(hex: checksum) else { throw DiskIndexError.malformedRow(digest) }
+                body(DiskEntryRecord(
+                    id: id, isOriginal: row[1], size: row[2], checksum: sum,
+                    contentType: row[4], etag: row[5], lastModified: row[6],
+                    created: row[7], validated: row[8], lastAccess: row[9], hits: row[10]))
+            }
+        }
+    }
+
+    func entryCount() throws -> Int {
+        try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entries") ?? 0 }
+    }
+
+    func loadRows() throws -> [DiskIndexRow] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.rowColumns) FROM entries ORDER BY last_access").map(DiskIndexRow.init(row:))
+        }
+    }
+
+    func row(digest: String) throws -> DiskIndexRow? {
+        try queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.rowColumns) FROM entries WHERE digest = ?", arguments: [digest]).map(DiskIndexRow.init(row:))
+        }
+    }
+
+    func rows(url: String) throws -> [DiskIndexRow] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.rowColumns) FROM entries WHERE url = ? ORDER BY variant", arguments: [url])
+                .map(DiskIndexRow.init(row:))
+        }
+    }
+
+    func list(order: CacheEntryOrder, host: String?, urlContains: String?, limit: Int?, offset: Int) throws -> [DiskIndexRow] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let host {
+            conditions.append("host = ?")
+            _ = arguments.append(contentsOf: [host.lowercased()])
+        }
+        if let urlContains, !urlContains.isEmpty {
+            let escaped = urlContains.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            conditions.append("url LIKE ? ESCAPE '\\'")
+            _ = arguments.append(contentsOf: ["%\(escaped)%"])
+        }
+        let orderBy: String
+        switch order {
+        case .size: orderBy = "size DESC, digest"
+        case .age: orderBy = "created_at ASC, digest"
+        case .hits: orderBy = "hits DESC, last_access DESC, digest"
+        case .lastAccess: orderBy = "last_access DESC, digest"
+        case .evictionOrder: orderBy = "last_access ASC, digest"
+        }
+        var sql = "SELECT \(Self.rowColumns) FROM entries"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        _ = arguments.append(contentsOf: [limit ?? -1, max(0, offset)])
+        let finalArguments = arguments
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map(DiskIndexRow.init(row:))
+        }
+    }
+
+    func counters() throws -> DiskCounters {
+        try queue.read { db in try Self.readCounters(db) }
+    }
+
+    private static func readCounters(_ db: Database) throws -> DiskCounters {
+        var counters = DiskCounters()
+        for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counters") {
+            let name: String = row[0], value: Int = row[1]
+            switch name {
+            case "hits": counters.hits = value
+            case "misses": counters.misses = value
+            case "evictions": counters.evictions = value
+            default: break
+            }
+        }
+        return counters
+    }
+
+    /// The aggregate half of `DiskCacheStats` (entries, bytes, hosts, histogram, dates).
+    func aggregate(staleBefore: Double) throws -> DiskIndexAggregate {
+        try queue.read { db in
+            var result = DiskIndexAggregate()
+            for row in try Row.fetchAll(db, sql: "SELECT kind, COUNT(*), COALESCE(SUM(size), 0) FROM entries GROUP BY kind") {
+                let kind: String = row[0]
+                if kind == "original" { result.originals = (row[1], row[2]) } else { result.thumbnails = (row[1], row[2]) }
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT MIN(created_at), MAX(created_at), MIN(last_access) FROM entries") {
+                result.oldestCreated = row[0]
+                result.newestCreated = row[1]
+                result.leastRecentAccess = row[2]
+            }
+            result.stale = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entries WHERE validated_at < ?", arguments: [staleBefore]) ?? 0
+            result.topHosts = try Row.fetchAll(db, sql: """
+                SELECT host, COUNT(*), SUM(size) AS bytes FROM entries GROUP BY host ORDER BY bytes DESC, host LIMIT 10
+                """).map { CacheHostUsage(host: $0[0], entries: $0[1], bytes: $0[2]) }
+            let bounds = CacheSizeBucket.bounds
+            var cases = ""
+            for (i, bound) in bounds.enumerated().dropFirst() { cases += " WHEN size < \(bound) THEN \(i - 1)" }
+            var buckets = (0..<bounds.count).map { i in
+                CacheSizeBucket(lowerBound: bounds[i], upperBound: i + 1 < bounds.count ? bounds[i + 1] : nil, entries: 0, bytes: 0)
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT CASE\(cases) ELSE \(bounds.count - 1) END AS bucket, COUNT(*), SUM(size) FROM entries GROUP BY bucket
+                """) {
+                let bucket: Int = row[0]
+                if buckets.indices.contains(bucket) {
+                    buckets[bucket].entries = row[1]
+                    buckets[bucket].bytes = row[2]
+                }
+            }
+            result.histogram = buckets
+            return result
+        }
+    }
+
+    /// `PRAGMA quick_check`: nil when the database is sound, else SQLite's first complaint.
+    func quickCheck() throws -> String? {
+        try queue.read { db in
+            let result = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            return result == ["ok"] ? nil : result.prefix(3).joined(separator: "; ")
+        }
+    }
+
+    var fileBytes: Int {
+        [path, path + "-wal", path + "-shm"].reduce(0) { $0 + Int(FileOps.status($1)?.size ?? 0) }
+    }
+
+    // MARK: Writing
+
+    /// Applies one batch in one transaction: all of it or none of it.
+    func apply(_ batch: DiskIndexBatch) throws {
+        guard !batch.isEmpty else { return }
+        try queue.inTransaction(.immediate) { db in
+            if batch.deleteAll {
+                try db.execute(sql: "DELETE FROM entries")
+            }
+            if !batch.deletes.isEmpty {
+                let statement = try db.cachedStatement(sql: "DELETE FROM entries WHERE digest = ?")
+                for id in batch.deletes { try statement.execute(arguments: [id.hex]) }
+            }
+            if !batch.upserts.isEmpty {
+                let statement = try db.cachedStatement(sql: """
+                    INSERT OR REPLACE INTO entries (digest, url, host, variant, kind, size, sha256, content_type, etag,
+                        last_modified, created_at, validated_at, last_access, hits)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for row in batch.upserts {
+                    try statement.execute(arguments: [
+                        row.digest, row.url, row.host, row.variant, row.isOriginal ? "original" : "thumbnail",
+                        row.size, row.sha256, row.contentType, row.etag,
+                        row.lastModified, row.created, row.validated, row.lastAccess, row.hits,
+                    ])
+                }
+            }
+            if !batch.accesses.isEmpty {
+                let statement = try db.cachedStatement(sql: "UPDATE entries SET last_access = ?, hits = ? WHERE digest = ?")
+                for access in batch.accesses { try statement.execute(arguments: [access.lastAccess, access.hits, access.id.hex]) }
+            }
+            if !batch.validations.isEmpty {
+                let statement = try db.cachedStatement(sql: """
+                    UPDATE entries SET validated_at = ?, etag = ?, last_modified = ? WHERE digest = ?
+                    """)
+                for item in batch.validations {
+                    try statement.execute(arguments: [item.validated, item.etag, item.lastModified, item.id.hex])
+                }
+            }
+            if let counters = batch.counters {
+                let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)")
+                try statement.execute(arguments: ["hits", counters.hits])
+                try statement.execute(arguments: ["misses", counters.misses])
+                try statement.execute(arguments: ["evictions", counters.evictions])
+            }
+            return .commit
+        }
+    }
+
+    /// Moves the write-ahead log into the database (on close, so readers start from one file).
+    func checkpoint() {
+        _ = try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}
+
+enum DiskIndexError: Error, CustomStringConvertible {
+    case incompatible(version: Int)
+    case malformedRow(String)
+
+    var description: String {
+        switch self {
+        case .incompatible(let version): return "unknown index schema version \(version) (expected \(DiskIndex.schemaVersion))"
+        case .malformedRow(let digest): return "malformed index row \(digest.prefix(80))"
+        }
+    }
+}
+
+struct DiskCounters: Sendable, Equatable {
+    var hits = 0
+    var misses = 0
+    var evictions = 0
+}
+
+struct DiskIndexAggregate: Sendable {
+    var thumbnails: (entries: Int, bytes: Int) = (0, 0)
+    var originals: (entries: Int, bytes: Int) = (0, 0)
+    var oldestCreated: Double?
+    var newestCreated: Double?
+    var leastRecentAccess: Double?
+    var stale = 0
+    var topHosts: [CacheHostUsage] = []
+    var histogram: [CacheSizeBucket] = []
+}
+
+/// One change set for the index; `DiskIndex.apply` writes it in one transaction.
+struct DiskIndexBatch: Sendable {
+    struct Access: Sendable {
+        var id: Hash256
+        var lastAccess: Double
+        var hits: Int
+    }
+
+    struct Validation: Sendable {
+        var id: Hash256
+        var validated: Double
+        var etag: String?
+        var lastModified: String?
+    }
+
+    var deleteAll = false
+    var deletes: [Hash256] = []
+    var upserts: [DiskIndexRow] = []
+    var accesses: [Access] = []
+    var validations: [Validation] = []
+    var counters: DiskCounters?
+
+    var isEmpty: Bool {
+        !deleteAll && deletes.isEmpty && upserts.isEmpty && accesses.isEmpty && validations.isEmpty && counters == nil
+    }
+}
+
+/// A full index row.
+struct DiskIndexRow: Sendable, Equatable {
+    var digest: String
+    var url: String
+    var host: String
+    var variant: String
+    var isOriginal: Bool
+    var size: Int
+    var sha256: String
+    var contentType: String?
+    var etag: String?
+    var lastModified: String?
+    var created: Double
+    var validated: Double
+    var lastAccess: Double
+    var hits: Int
+
+    init(row: Row) {
+        digest = row[0]
+        url = row[1]
+        host = row[2]
+        variant = row[3]
+        let kind: String = row[4]
+        isOriginal = kind == "original"
+        size = row[5]
+        sha256 = row[6]
+        contentType = row[7]
+        etag = row[8]
+        lastModified = row[9]
+        created = row[10]
+        validated = row[11]
+        lastAccess = row[12]
+        hits = row[13]
+    }
+
+    init(key: CacheKey, record: DiskEntryRecord) {
+        digest = key.digest
+        url = key.url.value
+        host = key.url.host
+        variant = key.variant.description
+        isOriginal = key.variant.isOriginal
+        size = record.size
+        sha256 = record.checksum.hex
+        contentType = record.contentType
+        etag = record.etag
+        lastModified = record.lastModified
+        created = record.created
+        validated = record.validated
+        lastAccess = record.lastAccess
+        hits = record.hits
+    }
+
+    init(key: CacheKey, sidecar: DiskSidecar) {
+        digest = key.digest
+        url = key.url.value
+        host = key.url.host
+        variant = key.variant.description
+        isOriginal = key.variant.isOriginal
+        size = sidecar.size
+        sha256 = sidecar.sha256
+        contentType = sidecar.contentType
+        etag = sidecar.etag
+        lastModified = sidecar.lastModified
+        created = sidecar.created
+        validated = sidecar.validated
+        lastAccess = sidecar.validated
+        hits = 0
+    }
+
+    /// The key, when the stored URL and variant parse and hash to the stored digest.
+    var key: CacheKey? {
+        guard let url = try? NormalizedURL(url), let variant = CacheVariant(variant) else { return nil }
+        let key = CacheKey(url: url, variant: variant)
+        return key.digest == digest ? key : nil
+    }
+
+    var record: DiskEntryRecord? {
+        guard let id = Hash256(hex: digest), let checksum = Hash256(hex: sha256) else { return nil }
+        return DiskEntryRecord(id: id, isOriginal: isOriginal, size: size, checksum: checksum, contentType: contentType,
+                               etag: etag, lastModified: lastModified, created: created, validated: validated,
+                               lastAccess: lastAccess, hits: hits)
+    }
+
+    var sidecar: DiskSidecar {
+        DiskSidecar(url: url, variant: variant, size: size, sha256: sha256, contentType: contentType, etag: etag,
+                    lastModified: lastModified, created: created, validated: validated)
+    }
+
+    func entry(key: CacheKey, layout: DiskLayout) -> CacheEntry {
+        CacheEntry(key: key, fileURL: URL(fileURLWithPath: layout.root + "/objects/\(digest.prefix(2))/\(digest)"), size: size,
+                   checksum: sha256, contentType: contentType,
+                   validators: CacheValidators(etag: etag, lastModified: lastModified),
+                   created: Date(timeIntervalSince1970: created), validated: Date(timeIntervalSince1970: validated),
+                   lastAccess: Date(timeIntervalSince1970: lastAccess), hits: hits)
+    }
+}

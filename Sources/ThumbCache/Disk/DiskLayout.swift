@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where everything lives inside a cache directory:
+///
+/// ```
+/// DIR/
+///   lock                  the owner's lock file (flock); holds its pid as text
+///   clean-shutdown        present only while no owner runs and the last one closed cleanly
+///   index.sqlite          the index (SQLite, WAL mode; -wal and -shm beside it while open)
+///   objects/ab/<digest>       an entry's bytes, exactly as stored (no header)
+///   objects/ab/<digest>.meta  the entry's metadata as JSON, to rebuild the index from the files
+///   tmp/                  files being written; renamed into objects/ only once complete
+/// ```
+/// `<digest>` is the key's SHA-256 (64 hex digits); `ab` its first two digits.
+struct DiskLayout: Sendable {
+    let root: String
+
+    init(directory: URL) {
+        var path = directory.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        root = path
+    }
+
+    var indexPath: String { root + "/index.sqlite" }
+    var lockPath: String { root + "/lock" }
+    var cleanMarkerPath: String { root + "/clean-shutdown" }
+    var objectsPath: String { root + "/objects" }
+    var tmpPath: String { root + "/tmp" }
+
+    func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
+    func relativeDataPath(_ id: Hash256) -> String { "objects/\(id.fanout)/\(id.hex)" }
+    func dataPath(_ id: Hash256) -> String { root + "/" + relativeDataPath(id) }
+    func sidecarPath(_ id: Hash256) -> String { dataPath(id) + Self.sidecarSuffix }
+    func fileURL(_ id: Hash256) -> URL { URL(fileURLWithPath: dataPath(id)) }
+
+    static let sidecarSuffix = ".meta"
+}
+
+/// An entry's metadata beside its file (`<digest>.meta`, JSON), written before the file is
+/// renamed into place. It lets a lost or corrupt index be rebuilt from the files alone, and its
+/// size and checksum tell whether it belongs to the file next to it.
+struct DiskSidecar: Codable, Sendable, Equatable {
+    var version = 1
+    var url: String
+    var variant: String
+    var size: Int
+    var sha256: String
+    var contentType: String?
+    var etag: String?
+    var lastModified: String?
+    /// Unix seconds.
+    var created: Double
+    var validated: Double
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v", url, variant, size, sha256
+        case contentType = "content_type", etag, lastModified = "last_modified", created, validated
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings and numbers cannot fail.
+        return (try? [UInt8](encoder.encode(self))) ?? []
+    }
+
+    static func decode(_ bytes: [UInt8]) -> DiskSidecar? {
+        guard let sidecar = try? JSONDecoder().decode(DiskSidecar.self, from: Data(bytes)), sidecar.version == 1 else { return nil }
+        return sidecar
+    }
+
+    /// The key this sidecar describes, if its URL and variant parse and hash to `id`.
+    func key(matching id: Hash256) -> CacheKey? {
+        guard let url = try? NormalizedURL(url), let variant = CacheVariant(variant) else { return nil }
+        let key = CacheKey(url: url, variant: variant)
+        return Hash256(hex: key.digest) == id ? key : nil
+    }
+}

@@ -1,0 +1,98 @@
+import Crypto
+
+/// A SHA-256 value held as four words: an entry's name (the key's digest) or a file's checksum.
+/// Hashing and comparing it costs no allocation, so the in-memory map of 100,000 entries stays
+/// cheap to build and to probe.
+struct Hash256: Hashable, Sendable, CustomStringConvertible {
+    var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+
+    init(w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64) {
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+    }
+
+    /// Parses 64 hex digits (either case); nil for anything else. On the path that loads the
+    /// index (two per entry), so it works on the contiguous UTF-8 directly.
+    init?(hex text: String) {
+        var text = text
+        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    init?(hex text: Substring) {
+        self.init(hex: String(text))
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> Hash256? {
+        guard utf8.count == 64, let base = utf8.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        func word(_ offset: Int) -> UInt64? {
+            guard let high = eight(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+                  let low = eight(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)) else { return nil }
+            return UInt64(high) << 32 | UInt64(low)
+        }
+        guard let w0 = word(0), let w1 = word(16), let w2 = word(32), let w3 = word(48) else { return nil }
+        return Hash256(w0: w0, w1: w1, w2: w2, w3: w3)
+    }
+
+    /// Eight hex digits (as loaded from memory, first digit in the lowest byte) to their 32-bit
+    /// value, eight at a time (SWAR); nil if any byte is not 0-9, a-f or A-F.
+    @inline(__always)
+    private static func eight(_ loaded: UInt64) -> UInt32? {
+        let x = UInt64(littleEndian: loaded)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        guard x & high == 0 else { return nil }  // ASCII only: the sums below cannot carry between bytes
+        // For a byte b < 0x80: b + (0x80 - lo) has its top bit set iff b >= lo; b + (0x7F - hi) iff b > hi.
+        func inRange(_ v: UInt64, _ lo: UInt64, _ hi: UInt64) -> UInt64 {
+            (v &+ (0x80 - lo) &* ones) & ~(v &+ (0x7F - hi) &* ones) & high
+        }
+        let digit = inRange(x, 0x30, 0x39)
+        let letter = inRange(x | 0x2020_2020_2020_2020, 0x61, 0x66)
+        guard digit | letter == high else { return nil }
+        // '0'-'9' -> low nibble; 'a'-'f' and 'A'-'F' -> low nibble + 9.
+        var v = ((x & 0x0F0F_0F0F_0F0F_0F0F) &+ (letter >> 7) &* 9).byteSwapped  // first digit most significant
+        v = (v | (v >> 4)) & 0x00FF_00FF_00FF_00FF
+        v = (v | (v >> 8)) & 0x0000_FFFF_0000_FFFF
+        v = (v | (v >> 16)) & 0x0000_0000_FFFF_FFFF
+        return UInt32(truncatingIfNeeded: v)
+    }
+
+    init(digest: SHA256.Digest) {
+        var words: [UInt64] = [0, 0, 0, 0]
+        digest.withUnsafeBytes { raw in
+            for (i, byte) in raw.enumerated() where i < 32 { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
+        }
+        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
+    /// The SHA-256 of `bytes`.
+    static func of(_ bytes: [UInt8]) -> Hash256 {
+        bytes.withUnsafeBytes { Hash256(digest: SHA256.hash(data: $0)) }
+    }
+
+    /// Lower-case hex, the form used in file names, the index and the sidecars.
+    var hex: String {
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            for (w, word) in [w0, w1, w2, w3].enumerated() {
+                for i in 0..<16 {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 0xF
+                    buffer[w * 16 + i] = nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+                }
+            }
+            return 64
+        }
+    }
+
+    /// The fan-out folder: the first two hex digits.
+    var fanout: String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(w0 >> 60)], digits[Int((w0 >> 56) & 0xF)]])
+    }
+
+    var description: String { hex }
+}
+
+/// For tests of the parser: the canonical (lower-case) form of `text` if it is 64 hex digits.
+@_spi(Testing)
+public func diskCacheCanonicalHex(_ text: String) -> String? {
+    Hash256(hex: text)?.hex
+}

@@ -1,0 +1,251 @@
+import Foundation
+
+/// A cache hit from either tier.
+public struct CacheHit: Sendable {
+    public enum Tier: String, Sendable, Codable {
+        case memory, disk
+    }
+
+    public let bytes: [UInt8]
+    /// Which tier answered (the `X-Cache` header).
+    public let tier: Tier
+    /// The TTL has run out: serve it if that is acceptable, and revalidate with `validators`
+    /// (then `refresh`, or `set` new bytes).
+    public let isStale: Bool
+    public let validators: CacheValidators
+    public let contentType: String?
+    /// When the bytes were stored or last revalidated; nil if unknown (an entry the memory tier
+    /// holds without metadata).
+    public let validated: Date?
+}
+
+/// How many entries a removal took from each tier.
+public struct CacheRemoval: Sendable, Hashable, Codable {
+    public var memory: Int
+    public var disk: Int
+
+    public init(memory: Int, disk: Int) {
+        self.memory = memory
+        self.disk = disk
+    }
+}
+
+/// Memory, then disk. A lookup asks the memory tier, then the disk tier, and promotes a disk hit
+/// to memory; a store writes both. A configurable TTL marks entries stale (they keep their
+/// validators for revalidation). The disk tier is optional: when it is missing, or fails (full
+/// disk, unwritable directory), errors are logged (at most one line a minute) and the memory tier
+/// keeps serving.
+public final class TwoTierCache: Sendable {
+    public let memory: MemoryCache
+    public let disk: DiskCache?
+    public let ttl: Duration
+    private let clock: CacheClock
+    private let warn: CacheWarningSink
+    /// Freshness and validators of what the memory tier holds (it keeps bytes only), striped so
+    /// memory hits on many threads do not meet on one lock.
+    private let metadata: [DiskMutex<MetadataStripe>]
+    private let failures = DiskMutex(FailureLog())
+
+    private struct Metadata: Sendable {
+        var key: CacheKey
+        var validated: Double
+        var validators: CacheValidators
+        var contentType: String?
+    }
+
+    private struct MetadataStripe: Sendable {
+        var entries: [CacheKey: Metadata] = [:]
+        /// Entries the memory tier has dropped are swept when the stripe grows past this.
+        var sweepAt = 1024
+    }
+
+    private struct FailureLog: Sendable {
+        var lastLogged: Double = -.infinity
+        var suppressed = 0
+        var total = 0
+    }
+
+    /// `ttl` defaults to the disk tier's (or `DiskCacheLimits.defaultTTL` without one).
+    public init(memory: MemoryCache, disk: DiskCache?, ttl: Duration? = nil, clock: CacheClock = .system,
+                warn: @escaping CacheWarningSink = CacheWarnings.standardError) {
+        self.memory = memory
+        self.disk = disk
+        self.ttl = ttl ?? disk?.limits.ttl ?? DiskCacheLimits.defaultTTL
+        self.clock = clock
+        self.warn = warn
+        metadata = (0..<16).map { _ in DiskMutex(MetadataStripe()) }
+    }
+
+    /// Opens the disk tier at `diskDirectory` as its owner and joins it to `memory`. If another
+    /// process owns the directory, that error is thrown (two daemons must not share a cache); any
+    /// other failure to open it (unwritable directory, full disk) is logged and the cache runs on
+    /// memory alone. `diskDirectory` nil: memory only.
+    public static func open(memory: MemoryCache = MemoryCache(), diskDirectory: URL?, diskLimits: DiskCacheLimits = DiskCacheLimits(),
+                            clock: CacheClock = .system,
+                            warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> TwoTierCache {
+        guard let diskDirectory else { return TwoTierCache(memory: memory, disk: nil, ttl: diskLimits.ttl, clock: clock, warn: warn) }
+        do {
+            let disk = try DiskCache.open(at: diskDirectory, limits: diskLimits, mode: .owner, clock: clock, warn: warn)
+            return TwoTierCache(memory: memory, disk: disk, clock: clock, warn: warn)
+        } catch {
+            if case .ownedByAnotherProcess = error { throw error }
+            warn("the disk cache is unavailable, serving from memory only: \(error)")
+            return TwoTierCache(memory: memory, disk: nil, ttl: diskLimits.ttl, clock: clock, warn: warn)
+        }
+    }
+
+    public var hasDisk: Bool { disk != nil }
+
+    /// Disk operations that failed since the start (each also logged, rate-limited).
+    public var diskFailures: Int { failures.withLock { $0.total } }
+
+    // MARK: Lookups
+
+    public func get(_ key: CacheKey) -> CacheHit? {
+        if let bytes = memory.get(key) {
+            let now = clock.seconds
+            if let meta = stripe(key).withLock({ $0.entries[key] }) {
+                return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(meta.validated, now), validators: meta.validators,
+                                contentType: meta.contentType, validated: Date(timeIntervalSince1970: meta.validated))
+            }
+            // Held without metadata (swept in a race, or set on the memory tier directly): ask the disk's map.
+            if let entry = (try? disk?.entry(for: key)) ?? nil {
+                return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(entry.validated.timeIntervalSince1970, now),
+                                validators: entry.validators, contentType: entry.contentType, validated: entry.validated)
+            }
+            return CacheHit(bytes: bytes, tier: .memory, isStale: false, validators: CacheValidators(), contentType: nil, validated: nil)
+        }
+        guard let disk else { return nil }
+        let hit: DiskHit?
+        do { hit = try disk.lookup(key) } catch {
+            report(error)
+            return nil
+        }
+        guard let hit else { return nil }
+        let validated = hit.entry.validated.timeIntervalSince1970
+        remember(Metadata(key: key, validated: validated, validators: hit.entry.validators, contentType: hit.entry.contentType))
+        memory.set(key, hit.bytes)
+        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: isStale(validated, clock.seconds), validators: hit.entry.validators,
+                        contentType: hit.entry.contentType, validated: hit.entry.validated)
+    }
+
+    /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to
+    /// another program), or nil.
+    public func fileURL(for key: CacheKey) -> URL? {
+        guard let disk else { return nil }
+        do { return try disk.fileURL(for: key) } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    // MARK: Changes
+
+    /// Stores in both tiers. A disk failure is logged; the memory tier still has the bytes.
+    public func set(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(), contentType: String? = nil) {
+        remember(Metadata(key: key, validated: clock.seconds, validators: validators, contentType: contentType))
+        memory.set(key, bytes)
+        guard let disk else { return }
+        do {
+            try disk.store(key, bytes, validators: validators, contentType: contentType)
+        } catch {
+            switch error {
+            case .entryTooLarge, .closed: break  // a policy, not a failure: memory only
+            default: report(error)
+            }
+        }
+    }
+
+    /// The origin answered 304 Not Modified: the entry is fresh again, with `validators` if given.
+    /// False if neither tier has it.
+    @discardableResult
+    public func refresh(_ key: CacheKey, validators: CacheValidators? = nil) -> Bool {
+        let now = clock.seconds
+        let inMemory = stripe(key).withLock { s -> Bool in
+            guard s.entries[key] != nil else { return false }
+            s.entries[key]?.validated = now
+            if let validators { s.entries[key]?.validators = validators }
+            return true
+        }
+        var onDisk = false
+        if let disk {
+            do { onDisk = try disk.refresh(key, validators: validators) } catch { report(error) }
+        }
+        return inMemory || onDisk
+    }
+
+    @discardableResult
+    public func remove(_ key: CacheKey) -> Bool {
+        _ = stripe(key).withLock { $0.entries.removeValue(forKey: key) }
+        let fromMemory = memory.remove(key)
+        var fromDisk = false
+        if let disk {
+            do { fromDisk = try disk.remove(key) } catch { report(error) }
+        }
+        return fromMemory || fromDisk
+    }
+
+    /// Removes every variant of `url` from both tiers.
+    @discardableResult
+    public func removeAll(url: NormalizedURL) -> CacheRemoval {
+        for stripe in metadata {
+            stripe.withLock { s in s.entries = s.entries.filter { $0.key.url != url } }
+        }
+        let fromMemory = memory.removeAll(url: url)
+        var fromDisk = 0
+        if let disk {
+            do { fromDisk = try disk.removeAll(url: url) } catch { report(error) }
+        }
+        return CacheRemoval(memory: fromMemory, disk: fromDisk)
+    }
+
+    public func clear() {
+        for stripe in metadata { stripe.withLock { $0.entries.removeAll() } }
+        memory.removeAll()
+        if let disk {
+            do { try disk.clear() } catch { report(error) }
+        }
+    }
+
+    /// Closes the disk tier (writes its access times and clean-shutdown marker).
+    public func close() {
+        disk?.close()
+    }
+
+    // MARK: Internals
+
+    private func isStale(_ validated: Double, _ now: Double) -> Bool {
+        now - validated > ttl.secondsValue
+    }
+
+    private func stripe(_ key: CacheKey) -> DiskMutex<MetadataStripe> {
+        metadata[Int(truncatingIfNeeded: UInt(bitPattern: key.hashValue) % UInt(metadata.count))]
+    }
+
+    private func remember(_ meta: Metadata) {
+        stripe(meta.key).withLock { s in
+            s.entries[meta.key] = meta
+            guard s.entries.count > s.sweepAt else { return }
+            // Forget what the memory tier no longer holds; amortized O(1) per insert.
+            s.entries = s.entries.filter { memory.contains($0.key) || $0.key == meta.key }
+            s.sweepAt = max(1024, s.entries.count * 2)
+        }
+    }
+
+    private func report(_ error: CacheError) {
+        let now = FileOps.monotonicSeconds()
+        let message: String? = failures.withLock { f in
+            f.total += 1
+            guard now - f.lastLogged >= 60 else {
+                f.suppressed += 1
+                return nil
+            }
+            let suppressed = f.suppressed
+            f.lastLogged = now
+            f.suppressed = 0
+            return "disk cache: \(error); the memory tier keeps serving"
+                + (suppressed > 0 ? " (\(suppressed) more disk errors in the last minute)" : "")
+        }
+        if let message { warn(message) }
+    }
+}

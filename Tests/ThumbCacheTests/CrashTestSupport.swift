@@ -1,0 +1,174 @@
+import Foundation
+import ThumbCache
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Self-describing entry bytes, the same generator as Tests/CacheCrashWriter/main.swift:
+/// `TCW1`, generation (8 bytes LE), body length (4 bytes LE), the key's digest (64 ASCII), body.
+/// A torn, shortened, or mixed-up entry fails `check`.
+enum CrashPayload {
+    static let headerSize = 4 + 8 + 4 + 64
+
+    static func make(digest: String, generation: UInt64, bodyLength: Int) -> [UInt8] {
+        var bytes: [UInt8] = Array("TCW1".utf8)
+        bytes.reserveCapacity(headerSize + bodyLength)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: UInt32(bodyLength) >> UInt32(shift))) }
+        bytes += Array(digest.utf8)
+        var state = (UInt64(digest.prefix(16), radix: 16) ?? 0) ^ (generation &* 0x9E37_79B9_7F4A_7C15)
+        var produced = 0
+        while produced < bodyLength {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            for shift in stride(from: 0, to: 64, by: 8) where produced < bodyLength {
+                bytes.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
+                produced += 1
+            }
+        }
+        return bytes
+    }
+
+    /// The generation `bytes` were made with for `key`, or nil if they are not exactly such bytes.
+    static func check(_ bytes: [UInt8], key: CacheKey) -> UInt64? {
+        guard bytes.count >= headerSize, Array(bytes[0..<4]) == Array("TCW1".utf8) else { return nil }
+        let generation = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[4 + $1]) << UInt64(8 * $1) }
+        let length = (0..<4).reduce(0) { $0 | Int(bytes[12 + $1]) << (8 * $1) }
+        guard bytes.count == headerSize + length, String(decoding: bytes[16..<80], as: UTF8.self) == key.digest else { return nil }
+        return make(digest: key.digest, generation: generation, bodyLength: length) == bytes ? generation : nil
+    }
+}
+
+/// The keys and limits of Tests/CacheCrashWriter/main.swift.
+enum CrashKeys {
+    static let variants = [
+        CacheVariant(size: 100, fit: "cover", format: "jpeg", quality: 80),
+        CacheVariant(size: 200, fit: "cover", format: "webp", quality: 75),
+        CacheVariant(size: 320, fit: "contain", format: "png", quality: 0),
+        CacheVariant.original,
+    ]
+
+    static func url(_ i: Int) -> NormalizedURL {
+        try! NormalizedURL("https://img\(i % 4).example.com/products/\(i).jpg")
+    }
+
+    static func key(_ i: Int, _ variant: Int) -> CacheKey {
+        CacheKey(url: url(i), variant: variants[variant])
+    }
+
+    static let limits = DiskCacheLimits(maxBytes: 96 << 10, originalsMaxBytes: 64 << 10,
+                                        accessFlushBatch: 8, accessFlushInterval: .milliseconds(50))
+}
+
+/// The crash writer, running: its pid, a pipe to its standard input, and one from its output.
+final class CrashWriterProcess {
+    let pid: pid_t
+    private var input: Int32
+    private let output: Int32
+    private var buffered: [UInt8] = []
+    private var reaped: Int32?
+
+    /// The helper sits next to the test binary in the build products folder.
+    static let executable: String = {
+        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("thumbd-cache-crash-writer").path
+    }()
+
+    init(_ arguments: [String]) throws {
+        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
+        guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { throw CrashTestError("pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        for fd in inPipe + outPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, Self.executable, &actions, nil, argv, environ)
+        close(inPipe[0])
+        close(outPipe[1])
+        guard status == 0 else {
+            close(inPipe[1])
+            close(outPipe[0])
+            throw CrashTestError("cannot start \(Self.executable): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        input = inPipe[1]
+        output = outPipe[0]
+    }
+
+    deinit {
+        if reaped == nil {
+            kill(pid, SIGKILL)
+            _ = waitForExit()
+        }
+        if input >= 0 { close(input) }
+        close(output)
+    }
+
+    /// The next line of output, or nil at end of output or after `timeout` seconds.
+    func readLine(timeout: Double = 120) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[..<newline], as: UTF8.self)
+                buffered.removeSubrange(...newline)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(1000, max(1, left * 1000))))
+            if ready < 0 && errno != EINTR { return nil }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffered += chunk[..<count]
+            } else if count == 0 || errno != EINTR {
+                return nil
+            }
+        }
+    }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+    }
+
+    func closeInput() {
+        if input >= 0 { close(input) }
+        input = -1
+    }
+
+    /// SIGKILL, then reap. Returns the wait status decoded: 128 + signal, or the exit code.
+    @discardableResult
+    func killNow() -> Int32 {
+        kill(pid, SIGKILL)
+        return waitForExit()
+    }
+
+    func waitForExit() -> Int32 {
+        if let reaped { return reaped }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let signal = raw & 0x7F
+        let status = signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+        reaped = status
+        return status
+    }
+}
+
+struct CrashTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,197 @@
+import Foundation
+@_spi(Testing) import ThumbCache
+import Testing
+
+@Suite("Two-tier cache")
+struct TwoTierCacheTests {
+    private func make(_ dir: URL, memory: MemoryCacheLimits = MemoryCacheLimits(), disk: DiskCacheLimits = DiskTest.limits(1 << 20),
+                      clock: TestClock = TestClock(), warnings: WarningLog = WarningLog()) throws -> TwoTierCache {
+        let diskCache = try DiskCache.open(at: dir, limits: disk, clock: clock.clock, warn: warnings.sink)
+        return TwoTierCache(memory: MemoryCache(limits: memory, stripes: 1), disk: diskCache, clock: clock.clock, warn: warnings.sink)
+    }
+
+    @Test func aStoreWritesBothTiers() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let cache = try make(dir)
+        let key = DiskTest.key(1)
+        cache.set(key, DiskTest.bytes(500), validators: CacheValidators(etag: "\"a\""), contentType: "image/jpeg")
+        #expect(cache.memory.contains(key))
+        #expect(cache.disk?.contains(key) == true)
+        let hit = try #require(cache.get(key))
+        #expect(hit.tier == .memory && hit.bytes == DiskTest.bytes(500) && !hit.isStale)
+        #expect(hit.validators.etag == "\"a\"" && hit.contentType == "image/jpeg")
+        #expect(cache.fileURL(for: key)?.path == DiskTest.dataPath(dir, key))
+        #expect(cache.get(DiskTest.key(2)) == nil)
+    }
+
+    @Test func aDiskHitIsPromotedToMemory() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let cache = try make(dir)
+        let key = DiskTest.key(1)
+        cache.set(key, DiskTest.bytes(700), validators: CacheValidators(etag: "\"p\""), contentType: "image/webp")
+        cache.memory.removeAll()  // as if the memory tier had evicted it
+        let fromDisk = try #require(cache.get(key))
+        #expect(fromDisk.tier == .disk && fromDisk.bytes == DiskTest.bytes(700))
+        #expect(fromDisk.validators.etag == "\"p\"" && fromDisk.contentType == "image/webp")
+        #expect(cache.memory.contains(key))
+        let fromMemory = try #require(cache.get(key))
+        #expect(fromMemory.tier == .memory && fromMemory.bytes == DiskTest.bytes(700))
+        #expect(fromMemory.validators.etag == "\"p\"" && fromMemory.contentType == "image/webp")
+    }
+
+    @Test func entriesTheMemoryTierEvictsAreStillServedFromDisk() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let cache = try make(dir, memory: MemoryCacheLimits(maxBytes: 1 << 20, maxEntries: 2))
+        let keys = (0..<3).map { DiskTest.key($0) }
+        for (i, key) in keys.enumerated() { cache.set(key, DiskTest.bytes(100, seed: UInt64(i))) }
+        #expect(!cache.memory.contains(keys[0]) && cache.memory.contains(keys[2]))
+        let hit = try #require(cache.get(keys[0]))
+        #expect(hit.tier == .disk && hit.bytes == DiskTest.bytes(100, seed: 0))
+        #expect(cache.memory.contains(keys[0]) && !cache.memory.contains(keys[1]))  // promotion evicted the oldest
+        #expect(cache.get(keys[1])?.tier == .disk)
+    }
+
+    @Test func theTTLMarksEntriesStaleInBothTiersAndRefreshRevalidates() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let clock = TestClock()
+        var limits = DiskTest.limits(1 << 20)
+        limits.ttl = .seconds(300)
+        let cache = try make(dir, disk: limits, clock: clock)
+        #expect(cache.ttl == .seconds(300))
+        let key = DiskTest.key(1)
+        let validators = CacheValidators(etag: "\"v1\"", lastModified: "Wed, 02 Oct 2024 08:00:00 GMT")
+        cache.set(key, DiskTest.bytes(100), validators: validators)
+        clock.advance(299)
+        #expect(cache.get(key)?.isStale == false)
+        clock.advance(2)
+        let staleInMemory = try #require(cache.get(key))
+        #expect(staleInMemory.tier == .memory && staleInMemory.isStale && staleInMemory.validators == validators)
+        cache.memory.removeAll()
+        let staleOnDisk = try #require(cache.get(key))
+        #expect(staleOnDisk.tier == .disk && staleOnDisk.isStale && staleOnDisk.validators == validators)
+        // Revalidated (304 with a new ETag): fresh in both tiers, with the new validator.
+        #expect(cache.refresh(key, validators: CacheValidators(etag: "\"v2\"")))
+        let fresh = try #require(cache.get(key))
+        #expect(fresh.tier == .memory && !fresh.isStale && fresh.validators.etag == "\"v2\"")
+        cache.memory.removeAll()
+        let freshOnDisk = try #require(cache.get(key))
+        #expect(freshOnDisk.tier == .disk && !freshOnDisk.isStale && freshOnDisk.validators.etag == "\"v2\"")
+        #expect(cache.refresh(DiskTest.key(9)) == false)
+    }
+
+    @Test func aFullDiskIsLoggedAndTheMemoryTierKeepsServing() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let warnings = WarningLog()
+        let cache = try make(dir, warnings: warnings)
+        cache.disk?.injectFault(at: .writeTemporary, errno: ENOSPC)
+        for i in 0..<3 { cache.set(DiskTest.key(i), DiskTest.bytes(300, seed: UInt64(i))) }
+        #expect(cache.diskFailures == 3)
+        #expect(warnings.all.count == 1, "\(warnings.all)")  // one line a minute, not one per failure
+        #expect(warnings.contains("the disk is full"))
+        for i in 0..<3 {
+            let hit = try #require(cache.get(DiskTest.key(i)))
+            #expect(hit.tier == .memory && hit.bytes == DiskTest.bytes(300, seed: UInt64(i)))
+        }
+        #expect(cache.disk?.usage.thumbnails.entries == 0)
+        #expect(try cache.disk?.verify().isClean == true)
+        cache.disk?.injectFault(at: nil)
+        cache.set(DiskTest.key(5), DiskTest.bytes(10))
+        #expect(cache.disk?.contains(DiskTest.key(5)) == true)
+    }
+
+    @Test func anUnusableDirectoryLeavesAMemoryOnlyCache() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let file = dir.appendingPathComponent("not-a-directory")
+        try Data([0]).write(to: file)
+        let warnings = WarningLog()
+        let cache = try TwoTierCache.open(diskDirectory: file.appendingPathComponent("cache"), warn: warnings.sink)
+        #expect(!cache.hasDisk)
+        #expect(warnings.contains("serving from memory only"))
+        cache.set(DiskTest.key(1), [1, 2, 3])
+        #expect(cache.get(DiskTest.key(1))?.bytes == [1, 2, 3])
+        #expect(cache.get(DiskTest.key(1))?.tier == .memory)
+    }
+
+    @Test func aDirectoryOwnedByAnotherCacheIsAnError() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let owner = try DiskCache.open(at: dir)
+        defer { owner.close() }
+        #expect(throws: CacheError.ownedByAnotherProcess(directory: DiskTestPath.standard(dir), pid: getpid())) {
+            try TwoTierCache.open(diskDirectory: dir, warn: { _ in })
+        }
+    }
+
+    @Test func removalsReachBothTiers() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let cache = try make(dir)
+        let url = try NormalizedURL("https://shop.example/img/1.jpg")
+        let variants = [DiskTest.thumb, CacheVariant(size: 64, fit: "cover", format: "png", quality: 0), .original]
+        for variant in variants { cache.set(CacheKey(url: url, variant: variant), [1, 2, 3]) }
+        cache.set(DiskTest.key(2), [4])
+        cache.set(DiskTest.key(3), [5])
+        #expect(cache.remove(DiskTest.key(2)))
+        #expect(cache.get(DiskTest.key(2)) == nil)
+        #expect(cache.removeAll(url: url) == CacheRemoval(memory: 3, disk: 3))
+        for variant in variants { #expect(cache.get(CacheKey(url: url, variant: variant)) == nil) }
+        cache.clear()
+        #expect(cache.get(DiskTest.key(3)) == nil)
+        #expect(DiskTest.files(in: dir) == DiskTest.Files())
+    }
+
+    @Test func manyTasksAtOnceKeepBothTiersConsistent() async throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let warnings = WarningLog()
+        let limits = DiskCacheLimits(maxBytes: 128 << 10, originalsMaxBytes: 64 << 10, fsync: .none)
+        let disk = try DiskCache.open(at: dir, limits: limits, warn: warnings.sink)
+        let cache = TwoTierCache(memory: MemoryCache(limits: MemoryCacheLimits(maxBytes: 64 << 10, maxEntries: 40)), disk: disk,
+                                 warn: warnings.sink)
+        let deadline = Date().addingTimeInterval(1.5)
+        let problems = await withTaskGroup(of: [String].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var random = SeededRandom(seed: UInt64(100 + task))
+                    var problems: [String] = []
+                    var generation = UInt64(task + 1) << 40
+                    var operations = 0
+                    while operations < 200 || Date() < deadline {
+                        operations += 1
+                        let key = CrashKeys.key(Int.random(in: 0..<24, using: &random), Int.random(in: 0..<4, using: &random))
+                        switch Int.random(in: 0..<100, using: &random) {
+                        case 0..<35:
+                            generation += 1
+                            cache.set(key, CrashPayload.make(digest: key.digest, generation: generation, bodyLength: Int.random(in: 50...3000, using: &random)))
+                        case 35..<85:
+                            if let hit = cache.get(key), CrashPayload.check(hit.bytes, key: key) == nil {
+                                problems.append("wrong bytes from \(hit.tier) for \(key)")
+                            }
+                        case 85..<93:
+                            cache.remove(key)
+                        case 93..<96:
+                            cache.removeAll(url: key.url)
+                        default:
+                            cache.refresh(key)
+                        }
+                        if operations % 8 == 0 { await Task.yield() }
+                    }
+                    return problems
+                }
+            }
+            return await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10))")
+        #expect(cache.diskFailures == 0 && warnings.all.isEmpty, "\(warnings.all.prefix(5))")
+        #expect(try disk.verify().isClean)
+        let usage = disk.usage
+        #expect(DiskTest.files(in: dir).bytes == usage.thumbnails.bytes + usage.originals.bytes)
+        cache.close()
+    }
+}
