@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps"]),
-        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore"]),
+        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,9 +3,20 @@ import Foundation
 import ImageCore
 import Thumbnailer
 
+/// `thumbd bench`: the benchmarks that check the speed, memory and quality targets, each printing
+/// ratios against peers measured in the same run.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
+        abstract: "Measure thumbd against its targets and peers (thumbnails by default, or the cache).",
+        subcommands: [BenchThumbnailsCommand.self, BenchCacheCommand.self],
+        defaultSubcommand: BenchThumbnailsCommand.self
+    )
+}
+
+struct BenchThumbnailsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnails",
         abstract: "Measure thumbnail speed and quality against vipsthumbnail, Pillow and djpeg.",
         discussion: """
             Every tool runs over the same files in the same run; the ratios are

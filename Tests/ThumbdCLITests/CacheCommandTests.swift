@@ -1,0 +1,117 @@
+import ChildProcess
+import Foundation
+import Testing
+import TestSupport
+import ThumbCache
+
+/// `thumbd cache …` against a real cache directory filled through the library.
+struct CacheCommandTests {
+    static let variant200 = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82)
+    static let variant64 = CacheVariant(size: 64, fit: "cover", format: "webp", quality: 80)
+
+    /// A cache with three entries of two URLs on two hosts; returns its directory.
+    func makeCache() throws -> URL {
+        let dir = try CLI.temporaryDirectory().appendingPathComponent("cache")
+        let cache = try DiskCache.open(at: dir, mode: .owner)
+        defer { cache.close() }
+        try cache.store(CacheKey(url: "https://img.shop.example/p/1.jpg", variant: Self.variant200), Self.bytes(1, 5000),
+                        validators: CacheValidators(etag: "\"abc\"", lastModified: nil))
+        try cache.store(CacheKey(url: "https://img.shop.example/p/1.jpg", variant: Self.variant64), Self.bytes(2, 900))
+        try cache.store(CacheKey(url: "http://other.example:8080/a.png?x=1", variant: Self.variant200), Self.bytes(3, 20000))
+        return dir
+    }
+
+    static func bytes(_ seed: UInt8, _ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+    }
+
+    /// flock belongs to the open file description, and a child that another test spawns at that
+    /// moment holds a copy of our descriptors until its exec: right after `close()`, the lock can
+    /// still be held for a few milliseconds. Only a close-then-reopen in one process (as here) sees it.
+    static func reopenAsOwner(_ dir: URL) throws -> DiskCache {
+        for _ in 0..<50 {
+            if let cache = try? DiskCache.open(at: dir, mode: .owner) { return cache }
+            usleep(20_000)
+        }
+        return try DiskCache.open(at: dir, mode: .owner)
+    }
+
+    func json(_ result: ChildProcessResult) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(result.stdout))
+    }
+
+    @Test func pathPrintsAFileWhoseBytesAreTheThumbnail() throws {
+        let dir = try makeCache()
+        let result = try CLI.run(["cache", "path", "HTTPS://IMG.shop.example:443/p/1.jpg", "--size", "200", "--cache-dir", dir.path])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let path = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix("/") && !path.contains("shop.example"), "a path made from a hash, not the URL: \(path)")
+        #expect(try TestPaths.bytes(URL(fileURLWithPath: path)) == Self.bytes(1, 5000))
+
+        let missing = try CLI.run(["cache", "path", "https://img.shop.example/p/1.jpg", "--size", "300", "--cache-dir", dir.path])
+        #expect(missing.status == 1 && missing.stdout.isEmpty)
+    }
+
+    @Test func everyCommandSpeaksJSON() throws {
+        let dir = try makeCache()
+        let stats = try #require(try json(CLI.run(["cache", "stats", "--json", "--cache-dir", dir.path])) as? [String: Any])
+        let disk = try #require(stats["disk"] as? [String: Any])
+        let thumbnails = try #require(disk["thumbnails"] as? [String: Any])
+        #expect((thumbnails["entries"] as? NSNumber)?.intValue == 3)
+        #expect((thumbnails["bytes"] as? NSNumber)?.intValue == 25_900)
+
+        let listed = try #require(try json(CLI.run(["cache", "ls", "--sort", "size", "--json", "--cache-dir", dir.path])) as? [[String: Any]])
+        #expect(listed.count == 3)
+        let byHost = try #require(try json(CLI.run(["cache", "ls", "--host", "img.shop.example", "--json", "--cache-dir", dir.path])) as? [[String: Any]])
+        #expect(byHost.count == 2)
+
+        let shown = try #require(try json(CLI.run(["cache", "show", "https://img.shop.example/p/1.jpg", "--json", "--cache-dir", dir.path])) as? [[String: Any]])
+        #expect(shown.count == 2)
+
+        let verify = try #require(try json(CLI.run(["cache", "verify", "--json", "--cache-dir", dir.path])) as? [String: Any])
+        #expect((verify["checkedEntries"] as? NSNumber)?.intValue == 3 || (verify["checked_entries"] as? NSNumber)?.intValue == 3)
+    }
+
+    @Test func tablesForPeople() throws {
+        let dir = try makeCache()
+        let stats = try CLI.run(["cache", "stats", "--cache-dir", dir.path])
+        #expect(stats.status == 0)
+        #expect(stats.stdoutText.contains("disk thumbnails") && stats.stdoutText.contains("img.shop.example"))
+        let list = try CLI.run(["cache", "ls", "--cache-dir", dir.path])
+        #expect(list.stdoutText.contains("http://other.example:8080/a.png?x=1"))
+        #expect(list.stdoutText.contains("200/cover/jpeg/q82"))
+    }
+
+    @Test func changesAreRefusedWhileAnotherProcessOwnsTheCache() throws {
+        let dir = try makeCache()
+        let owner = try Self.reopenAsOwner(dir)
+        defer { owner.close() }
+        let evict = try CLI.run(["cache", "evict", "https://img.shop.example/p/1.jpg", "--cache-dir", dir.path])
+        #expect(evict.status == 1)
+        #expect(evict.stderrText.contains("in use by process \(getpid())"), "\(evict.stderrText)")
+        let clear = try CLI.run(["cache", "clear", "--cache-dir", dir.path])
+        #expect(clear.status == 1)
+        // Reading works beside the owner.
+        let stats = try CLI.run(["cache", "stats", "--cache-dir", dir.path])
+        #expect(stats.status == 0 && stats.stdoutText.contains("owned by process \(getpid())"))
+    }
+
+    @Test func evictAndClear() throws {
+        let dir = try makeCache()
+        let evict = try CLI.run(["cache", "evict", "https://img.shop.example/p/1.jpg", "--cache-dir", dir.path])
+        #expect(evict.status == 0 && evict.stdoutText.contains("evicted 2 entries"), "\(evict.stdoutText)\(evict.stderrText)")
+        let path = try CLI.run(["cache", "path", "https://img.shop.example/p/1.jpg", "--cache-dir", dir.path])
+        #expect(path.status == 1)
+        let clear = try CLI.run(["cache", "clear", "--cache-dir", dir.path])
+        #expect(clear.status == 0 && clear.stdoutText.contains("cleared 1 entries"), "\(clear.stdoutText)")
+        let stats = try #require(try json(CLI.run(["cache", "stats", "--json", "--cache-dir", dir.path])) as? [String: Any])
+        #expect(((stats["disk"] as? [String: Any])?["thumbnails"] as? [String: Any])?["entries"] as? NSNumber == 0)
+    }
+
+    @Test func aMissingCacheIsAClearError() throws {
+        let result = try CLI.run(["cache", "stats", "--cache-dir", "/nonexistent/thumbd-cache"])
+        #expect(result.status == 1 && result.stderrText.contains("no thumbd cache at"))
+        let bad = try CLI.run(["cache", "show", "not a url", "--cache-dir", "/tmp"])
+        #expect(bad.status == 2)
+    }
+}
