@@ -8,40 +8,15 @@
 //                                                     errors), prints "stored=N failed=M", closes, exits 0
 //
 // Every entry's bytes describe themselves (see `CrashPayload`), so the parent can tell that what
-// the cache serves is exactly what this process wrote for that key: the same generator is in
-// Tests/ThumbCacheTests/CrashTestSupport.swift.
+// the cache serves is exactly what this process wrote for that key: the generator (TestSupport)
+// is shared with the tests.
 import Foundation
+import TestSupport
 import ThumbCache
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `TCW1`, generation (8 bytes, little-endian), body length (4), the key's digest (64 ASCII), body.
-enum CrashPayload {
-    static let headerSize = 4 + 8 + 4 + 64
-
-    static func make(digest: String, generation: UInt64, bodyLength: Int) -> [UInt8] {
-        var bytes: [UInt8] = Array("TCW1".utf8)
-        bytes.reserveCapacity(headerSize + bodyLength)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: UInt32(bodyLength) >> UInt32(shift))) }
-        bytes += Array(digest.utf8)
-        var state = (UInt64(digest.prefix(16), radix: 16) ?? 0) ^ (generation &* 0x9E37_79B9_7F4A_7C15)
-        var produced = 0
-        while produced < bodyLength {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            for shift in stride(from: 0, to: 64, by: 8) where produced < bodyLength {
-                bytes.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
-                produced += 1
-            }
-        }
-        return bytes
-    }
-}
 
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64

@@ -1,45 +1,12 @@
 import Foundation
+import TestSupport
 import ThumbCache
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Self-describing entry bytes, the same generator as Tests/CacheCrashWriter/main.swift:
-/// `TCW1`, generation (8 bytes LE), body length (4 bytes LE), the key's digest (64 ASCII), body.
-/// A torn, shortened, or mixed-up entry fails `check`.
-enum CrashPayload {
-    static let headerSize = 4 + 8 + 4 + 64
-
-    static func make(digest: String, generation: UInt64, bodyLength: Int) -> [UInt8] {
-        var bytes: [UInt8] = Array("TCW1".utf8)
-        bytes.reserveCapacity(headerSize + bodyLength)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: UInt32(bodyLength) >> UInt32(shift))) }
-        bytes += Array(digest.utf8)
-        var state = (UInt64(digest.prefix(16), radix: 16) ?? 0) ^ (generation &* 0x9E37_79B9_7F4A_7C15)
-        var produced = 0
-        while produced < bodyLength {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            for shift in stride(from: 0, to: 64, by: 8) where produced < bodyLength {
-                bytes.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
-                produced += 1
-            }
-        }
-        return bytes
-    }
-
-    /// The generation `bytes` were made with for `key`, or nil if they are not exactly such bytes.
-    static func check(_ bytes: [UInt8], key: CacheKey) -> UInt64? {
-        guard bytes.count >= headerSize, Array(bytes[0..<4]) == Array("TCW1".utf8) else { return nil }
-        let generation = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[4 + $1]) << UInt64(8 * $1) }
-        let length = (0..<4).reduce(0) { $0 | Int(bytes[12 + $1]) << (8 * $1) }
-        guard bytes.count == headerSize + length, String(decoding: bytes[16..<80], as: UTF8.self) == key.digest else { return nil }
-        return make(digest: key.digest, generation: generation, bodyLength: length) == bytes ? generation : nil
-    }
+extension CrashPayload {
+    static func check(_ bytes: [UInt8], key: CacheKey) -> UInt64? { check(bytes, digest: key.digest) }
 }
 
 /// The keys and limits of Tests/CacheCrashWriter/main.swift.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ThumbCache
 import Testing
 #if canImport(Glibc)

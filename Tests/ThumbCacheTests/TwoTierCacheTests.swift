@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import ThumbCache
 import Testing
+import TestSupport
 
 @Suite("Two-tier cache")
 struct TwoTierCacheTests {
