@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps bench-deps bench asan-broken clean
+.PHONY: run test build release deps bench-deps bench asan-broken tsan-cache clean
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -62,6 +62,10 @@ bench: bench-deps release
 asan-broken: deps
 	THUMBD_SANITIZER=address ASAN_OPTIONS=detect_leaks=0:max_allocation_size_mb=1024:hard_rss_limit_mb=1536 \
 	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter 'BrokenCorpus|ThumbnailCommandTests|PNGCodecTests|PNGRobustness|PNGSuite|WebPCodecTests|JPEGCodecTests|JPEGConformance'
+
+# The cache's concurrency tests under ThreadSanitizer (separate build folder; not part of CI).
+tsan-cache: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ThumbCacheTests
 
 clean:
 	rm -rf .build .build-*

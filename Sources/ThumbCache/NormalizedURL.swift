@@ -10,6 +10,11 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public init(_ text: String) throws(CacheKeyError) {
         guard text.utf8.count <= Self.maxLength else { throw CacheKeyError(message: "URL is longer than \(Self.maxLength) bytes") }
+        // Spaces and control characters are never valid in a URL; refusing them also keeps the
+        // key's hashed form ("URL, newline, variant") unambiguous.
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw CacheKeyError(message: "URL contains a space or a control character; percent-encode it")
+        }
         guard let schemeEnd = text.range(of: "://") else { throw CacheKeyError(message: "not an absolute URL (no scheme://): \(text.prefix(200))") }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else { throw CacheKeyError(message: "only http and https URLs are cached, not \(scheme)") }

@@ -23,8 +23,8 @@ struct BenchCacheCommand: AsyncParsableCommand {
     @Option(help: "Scratch directory (kept afterwards when given).")
     var dir: String?
 
-    @Option(name: .customLong("memory-tasks"), help: "Concurrent tasks for the memory-tier measurement (default: 2 x cores).")
-    var memoryTasks: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("memory-tasks"), help: "Concurrent tasks for the memory-tier measurement (default: one per core).")
+    var memoryTasks: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "Print JSON for tools.")
     var json = false

@@ -15,7 +15,8 @@ struct CacheKeyTests {
         #expect(try NormalizedURL(input).value == expected)
     }
 
-    @Test("refused", arguments: ["ftp://example.com/a", "example.com/a.jpg", "http://", "http://host:99999/", "http://host:x/", "file:///etc/passwd"])
+    @Test("refused", arguments: ["ftp://example.com/a", "example.com/a.jpg", "http://", "http://host:99999/", "http://host:x/", "file:///etc/passwd",
+                                 "http://example.com/a\n200/cover/jpeg/q82", "http://exa mple.com/", "http://example.com/\u{7F}"])
     func refuses(_ input: String) {
         #expect(throws: CacheKeyError.self) { try NormalizedURL(input) }
     }
