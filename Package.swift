@@ -56,7 +56,7 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ThumbCache"], path: "Tests/TestSupport"),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
         .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"]),

@@ -18,39 +18,6 @@ import Glibc
 #endif
 
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The keys the crash tests use: 24 URLs, three thumbnail variants each, and their originals.
-enum CrashKeys {
-    static let variants = [
-        CacheVariant(size: 100, fit: "cover", format: "jpeg", quality: 80),
-        CacheVariant(size: 200, fit: "cover", format: "webp", quality: 75),
-        CacheVariant(size: 320, fit: "contain", format: "png", quality: 0),
-        CacheVariant.original,
-    ]
-
-    static func url(_ i: Int) -> NormalizedURL {
-        // A fixed, valid URL: cannot fail.
-        try! NormalizedURL("https://img\(i % 4).example.com/products/\(i).jpg")
-    }
-
-    static func key(_ i: Int, _ variant: Int) -> CacheKey {
-        CacheKey(url: url(i), variant: variants[variant])
-    }
-
-    /// The limits the writer and the checking parent share: small, so eviction never stops.
-    static let limits = DiskCacheLimits(maxBytes: 96 << 10, originalsMaxBytes: 64 << 10,
-                                        accessFlushBatch: 8, accessFlushInterval: .milliseconds(50))
-}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("thumbd-cache-crash-writer: \(message)\n".utf8))
@@ -73,7 +40,7 @@ case "write":
     let cache: DiskCache
     do { cache = try DiskCache.open(at: directory, limits: limits, warn: { _ in }) } catch { fail("open: \(error)") }
     say("ready")
-    var random = SplitMix(state: seed)
+    var random = SeededRandom(seed: seed)
     var generation = seed << 32
     let started = Date()
     while Date().timeIntervalSince(started) < 60 {  // the parent kills us long before
@@ -137,7 +104,7 @@ case "fsize":
     let cache: DiskCache
     do { cache = try DiskCache.open(at: directory, limits: limits, warn: { _ in }) } catch { fail("open: \(error)") }
     var stored = 0, failed = 0
-    var random = SplitMix(state: 42)
+    var random = SeededRandom(seed: 42)
     for n in 0..<600 {
         // New keys, and every fifth store replaces an earlier one.
         let key = n % 5 == 4 ? CrashKeys.key(n / 2, (n / 2) % 4) : CrashKeys.key(n, n % 4)

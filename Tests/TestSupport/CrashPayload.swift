@@ -1,4 +1,5 @@
 import Foundation
+import ThumbCache
 
 /// Self-describing entry bytes, shared by the crash tests and the writer process they kill (Tests/CacheCrashWriter):
 /// `TCW1`, generation (8 bytes LE), body length (4 bytes LE), the key's digest (64 ASCII), body.
@@ -36,4 +37,27 @@ public enum CrashPayload {
         guard bytes.count == headerSize + length, String(decoding: bytes[16..<80], as: UTF8.self) == digest else { return nil }
         return make(digest: digest, generation: generation, bodyLength: length) == bytes ? generation : nil
     }
+}
+
+/// The keys the crash tests use: 24 URLs, three thumbnail variants each, and their originals.
+public enum CrashKeys {
+    public static let variants = [
+        CacheVariant(size: 100, fit: "cover", format: "jpeg", quality: 80),
+        CacheVariant(size: 200, fit: "cover", format: "webp", quality: 75),
+        CacheVariant(size: 320, fit: "contain", format: "png", quality: 0),
+        CacheVariant.original,
+    ]
+
+    public static func url(_ i: Int) -> NormalizedURL {
+        // A fixed, valid URL: cannot fail.
+        try! NormalizedURL("https://img\(i % 4).example.com/products/\(i).jpg")
+    }
+
+    public static func key(_ i: Int, _ variant: Int) -> CacheKey {
+        CacheKey(url: url(i), variant: variants[variant])
+    }
+
+    /// The limits the writer and the checking parent share: small, so eviction never stops.
+    public static let limits = DiskCacheLimits(maxBytes: 96 << 10, originalsMaxBytes: 64 << 10,
+                                        accessFlushBatch: 8, accessFlushInterval: .milliseconds(50))
 }

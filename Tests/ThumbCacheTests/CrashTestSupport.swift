@@ -9,26 +9,6 @@ extension CrashPayload {
     static func check(_ bytes: [UInt8], key: CacheKey) -> UInt64? { check(bytes, digest: key.digest) }
 }
 
-/// The keys and limits of Tests/CacheCrashWriter/main.swift.
-enum CrashKeys {
-    static let variants = [
-        CacheVariant(size: 100, fit: "cover", format: "jpeg", quality: 80),
-        CacheVariant(size: 200, fit: "cover", format: "webp", quality: 75),
-        CacheVariant(size: 320, fit: "contain", format: "png", quality: 0),
-        CacheVariant.original,
-    ]
-
-    static func url(_ i: Int) -> NormalizedURL {
-        try! NormalizedURL("https://img\(i % 4).example.com/products/\(i).jpg")
-    }
-
-    static func key(_ i: Int, _ variant: Int) -> CacheKey {
-        CacheKey(url: url(i), variant: variants[variant])
-    }
-
-    static let limits = DiskCacheLimits(maxBytes: 96 << 10, originalsMaxBytes: 64 << 10,
-                                        accessFlushBatch: 8, accessFlushInterval: .milliseconds(50))
-}
 
 /// The crash writer, running: its pid, a pipe to its standard input, and one from its output.
 final class CrashWriterProcess {
