@@ -85,7 +85,7 @@ public enum Resampler {
                 let out = UnsafeMutableRawPointer(buffer.baseAddress!)
                 if kx == 1 && ky == 1 {
                     if source.hasAlpha {
-                        run(FloatHorizontal(PremultipliedRows(image: image)), region: r, width: width, height: height, into: out)
+                        run(FloatHorizontal(SourceRows<Premultiplied>(image: image)), region: r, width: width, height: height, into: out)
                     } else {
                         #if arch(x86_64) && canImport(_Builtin_intrinsics)
                         if arithmetic == .automatic {
@@ -93,7 +93,7 @@ public enum Resampler {
                             return
                         }
                         #endif
-                        run(FloatHorizontal(OpaqueRows(image: image)), region: r, width: width, height: height, into: out)
+                        run(FloatHorizontal(SourceRows<Opaque>(image: image)), region: r, width: width, height: height, into: out)
                     }
                 } else {
                     // The same region in the coordinates of the box-reduced image.
@@ -219,8 +219,9 @@ public enum Resampler {
 
 // MARK: - Alpha handling
 
-/// How filtered pixels leave the filter: packed to RGBA8 bytes in memory order.
+/// How pixels enter the filter (as Floats) and leave it (packed to RGBA8 bytes in memory order).
 protocol AlphaMode {
+    static func load(_ rgba: UInt32) -> SIMD4<Float>
     static func pack(_ value: SIMD4<Float>) -> UInt32
 }
 
@@ -246,6 +247,9 @@ func floats(_ rgba: UInt32) -> SIMD4<Float> {
 /// All pixels opaque: the colour is filtered as it is and the output alpha is 255.
 enum Opaque: AlphaMode {
     @inline(__always)
+    static func load(_ rgba: UInt32) -> SIMD4<Float> { floats(rgba) }
+
+    @inline(__always)
     static func pack(_ value: SIMD4<Float>) -> UInt32 {
         packRounded(value) | 0xFF00_0000
     }
@@ -255,6 +259,9 @@ enum Opaque: AlphaMode {
 /// 255 alike (that form needs one multiply per pixel: the pixel with alpha set to 255, times a).
 /// On the way out the colour is divided by the filtered alpha.
 enum Premultiplied: AlphaMode {
+    @inline(__always)
+    static func load(_ rgba: UInt32) -> SIMD4<Float> { premultiply(rgba) }
+
     @inline(__always)
     static func premultiply(_ rgba: UInt32) -> SIMD4<Float> {
         floats(rgba | 0xFF00_0000) * Float(rgba >> 24)
@@ -289,9 +296,8 @@ protocol RowSource {
     mutating func fill(row: Int, columns: Range<Int>, into out: UnsafeMutablePointer<SIMD4<Float>>)
 }
 
-/// The opaque source pixels themselves.
-struct OpaqueRows: RowSource {
-    typealias Alpha = Opaque
+/// The source pixels themselves, as `Alpha` loads them (premultiplied or not).
+struct SourceRows<Alpha: AlphaMode>: RowSource {
     let image: SourceImage
     var width: Int { image.width }
     var height: Int { image.height }
@@ -300,23 +306,7 @@ struct OpaqueRows: RowSource {
     mutating func fill(row: Int, columns: Range<Int>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
         let src = image.base + (row * image.width + columns.lowerBound) * 4
         for k in 0..<columns.count {
-            out[k] = floats(src.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self))
-        }
-    }
-}
-
-/// The source pixels, premultiplied.
-struct PremultipliedRows: RowSource {
-    typealias Alpha = Premultiplied
-    let image: SourceImage
-    var width: Int { image.width }
-    var height: Int { image.height }
-
-    @inline(__always)
-    mutating func fill(row: Int, columns: Range<Int>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
-        let src = image.base + (row * image.width + columns.lowerBound) * 4
-        for k in 0..<columns.count {
-            out[k] = Premultiplied.premultiply(src.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self))
+            out[k] = Alpha.load(src.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self))
         }
     }
 }
