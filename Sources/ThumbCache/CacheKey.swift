@@ -53,7 +53,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         self.variant = variant
         let material = Array("\(url.value)\n\(variant.description)".utf8)
         let hash = SHA256.hash(data: material)
-        self.digest = hash.map { Self.hex[Int($0)] }.joined()
+        self.digest = Self.hexString(hash)
         self.digestBits = hash.withUnsafeBytes { DigestBits($0) }
     }
 
@@ -74,7 +74,17 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(url.value) [\(variant)]" }
 
-    private static let hex: [String] = (0...255).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+    /// Lower-case hex in one buffer: this runs for every request's key.
+    private static func hexString(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }
 
 /// A SHA-256 held inline as four big-endian words (`w0` is the first eight bytes of the digest).

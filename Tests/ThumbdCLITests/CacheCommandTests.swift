@@ -111,6 +111,10 @@ struct CacheCommandTests {
     @Test func aMissingCacheIsAClearError() throws {
         let result = try CLI.run(["cache", "stats", "--cache-dir", "/nonexistent/thumbd-cache"])
         #expect(result.status == 1 && result.stderrText.contains("no thumbd cache at"))
+        let missing = try CLI.temporaryDirectory().appendingPathComponent("none")
+        let evict = try CLI.run(["cache", "evict", "https://a.example/x.jpg", "--cache-dir", missing.path])
+        #expect(evict.status == 1 && evict.stderrText.contains("no thumbd cache at"))
+        #expect(!FileManager.default.fileExists(atPath: missing.path), "evict must not create a cache")
         let bad = try CLI.run(["cache", "show", "not a url", "--cache-dir", "/tmp"])
         #expect(bad.status == 2)
     }

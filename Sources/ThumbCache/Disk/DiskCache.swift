@@ -125,6 +125,11 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Whether a cache (its index) exists at `directory`, without opening or creating anything.
+    public static func exists(at directory: URL) -> Bool {
+        FileOps.status(DiskLayout(directory: directory).indexPath) != nil
+    }
+
     /// The pid of the process that owns the cache at `directory`, or nil when none does. For the
     /// CLI to decide between working on the directory and asking the daemon.
     public static func owningProcess(at directory: URL) -> Int32? {

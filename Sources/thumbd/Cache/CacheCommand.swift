@@ -40,9 +40,13 @@ struct CacheOptions: ParsableArguments {
         try open(.readOnly)
     }
 
-    /// Owner: refused with a clear message when another process (the daemon) owns the cache.
+    /// Owner: refused with a clear message when another process (the daemon) owns the cache, and
+    /// when there is no cache there (evicting from nothing must not create a cache as a side effect).
     func openForChanging() throws -> DiskCache {
-        try open(.owner)
+        guard DiskCache.exists(at: location.url) else {
+            throw CacheCommandFailure(CacheError.noCache(directory: location.url.path).description)
+        }
+        return try open(.owner)
     }
 
     private func open(_ mode: CacheOpenMode) throws -> DiskCache {
