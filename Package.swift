@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // One target per concern; a lower layer never imports a higher one:
@@ -6,6 +6,8 @@ import PackageDescription
 //   ImageCore (pixel buffers, orientation, errors) is below everything.
 //   ImageOps (crop/resize/orient) knows nothing of codecs.
 //   Thumbnailer joins codecs and ops; the thumbd executable is the only CLI.
+//   NetworkGuard (address classification) -> ThumbPipeline (downloads, coalescing jobs, CPU pool)
+//   -> ThumbServer (HTTP, problem+json, metrics, signatures) -> ThumbdConfig (file + env) -> thumbd.
 let package = Package(
     name: "thumbd",
     platforms: [.macOS(.v14)],
@@ -17,6 +19,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
@@ -48,11 +59,51 @@ let package = Package(
             ]
         ),
         .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
+        // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
+        .target(name: "NetworkGuard"),
+        // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
+        .target(
+            name: "ThumbPipeline",
+            dependencies: [
+                "NetworkGuard", "ThumbCache", "Thumbnailer", "ImageCodecs", "ImageCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The HTTP API: routes, problem+json errors, Prometheus metrics, signed URLs, admin token.
+        .target(
+            name: "ThumbServer",
+            dependencies: [
+                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The settings of every command: embedded defaults, then config/thumbd.yaml, then THUMBD_* variables.
+        .target(
+            name: "ThumbdConfig",
+            dependencies: [
+                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
         .executableTarget(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -67,6 +118,25 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps"]),
+        // A real HTTP origin on 127.0.0.1 with latency and faults, for the download and server tests.
+        .target(
+            name: "TestOrigin",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestOrigin"
+        ),
+        .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
+        .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
+        .testTarget(
+            name: "ThumbServerTests",
+            dependencies: [
+                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,8 @@ public struct CacheHit: Sendable {
     public let isStale: Bool
     public let validators: CacheValidators
     public let contentType: String?
+    /// SHA-256 of the bytes, lower-case hex: an HTTP entity tag that costs nothing per hit.
+    public let checksum: String
     /// When the bytes were stored or last revalidated; nil if unknown (an entry the memory tier
     /// holds without metadata).
     public let validated: Date?
@@ -51,6 +53,7 @@ public final class TwoTierCache: Sendable {
         var validated: Double
         var validators: CacheValidators
         var contentType: String?
+        var checksum: String
     }
 
     private struct MetadataStripe: Sendable {
@@ -106,14 +109,16 @@ public final class TwoTierCache: Sendable {
             let now = clock.seconds
             if let meta = stripe(key).withLock({ $0.entries[key] }) {
                 return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(meta.validated, now), validators: meta.validators,
-                                contentType: meta.contentType, validated: Date(timeIntervalSince1970: meta.validated))
+                                contentType: meta.contentType, checksum: meta.checksum, validated: Date(timeIntervalSince1970: meta.validated))
             }
             // Held without metadata (swept in a race, or set on the memory tier directly): ask the disk's map.
             if let entry = (try? disk?.entry(for: key)) ?? nil {
                 return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(entry.validated.timeIntervalSince1970, now),
-                                validators: entry.validators, contentType: entry.contentType, validated: entry.validated)
+                                validators: entry.validators, contentType: entry.contentType, checksum: entry.checksum,
+                                validated: entry.validated)
             }
-            return CacheHit(bytes: bytes, tier: .memory, isStale: false, validators: CacheValidators(), contentType: nil, validated: nil)
+            return CacheHit(bytes: bytes, tier: .memory, isStale: false, validators: CacheValidators(), contentType: nil,
+                            checksum: Hash256.of(bytes).hex, validated: nil)
         }
         guard let disk else { return nil }
         let hit: DiskHit?
@@ -123,10 +128,11 @@ public final class TwoTierCache: Sendable {
         }
         guard let hit else { return nil }
         let validated = hit.entry.validated.timeIntervalSince1970
-        remember(Metadata(key: key, validated: validated, validators: hit.entry.validators, contentType: hit.entry.contentType))
+        remember(Metadata(key: key, validated: validated, validators: hit.entry.validators, contentType: hit.entry.contentType,
+                          checksum: hit.entry.checksum))
         memory.set(key, hit.bytes)
         return CacheHit(bytes: hit.bytes, tier: .disk, isStale: isStale(validated, clock.seconds), validators: hit.entry.validators,
-                        contentType: hit.entry.contentType, validated: hit.entry.validated)
+                        contentType: hit.entry.contentType, checksum: hit.entry.checksum, validated: hit.entry.validated)
     }
 
     /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to
@@ -142,10 +148,14 @@ public final class TwoTierCache: Sendable {
     // MARK: Changes
 
     /// Stores in both tiers. A disk failure is logged; the memory tier still has the bytes.
-    public func set(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(), contentType: String? = nil) {
-        remember(Metadata(key: key, validated: clock.seconds, validators: validators, contentType: contentType))
+    /// Returns the bytes' checksum (SHA-256 hex, as `CacheHit.checksum` will give it).
+    @discardableResult
+    public func set(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(),
+                    contentType: String? = nil) -> String {
+        let checksum = Hash256.of(bytes).hex
+        remember(Metadata(key: key, validated: clock.seconds, validators: validators, contentType: contentType, checksum: checksum))
         memory.set(key, bytes)
-        guard let disk else { return }
+        guard let disk else { return checksum }
         do {
             try disk.store(key, bytes, validators: validators, contentType: contentType)
         } catch {
@@ -154,6 +164,7 @@ public final class TwoTierCache: Sendable {
             default: report(error)
             }
         }
+        return checksum
     }
 
     /// The origin answered 304 Not Modified: the entry is fresh again, with `validators` if given.

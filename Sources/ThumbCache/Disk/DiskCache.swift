@@ -767,6 +767,11 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Lookups and evictions since this process opened the cache (no SQL; for metrics).
+    public var activity: (hits: Int, misses: Int, evictions: Int) {
+        state.withLock { s in (s.counters.hits, s.counters.misses, s.counters.evictions) }
+    }
+
     // MARK: Verification
 
     /// Checksums every file against the index, checks each sidecar, and (owner only) looks for

@@ -382,7 +382,7 @@ func formatBytes(_ bytes: Int) -> String {
 
 extension Duration {
     /// The duration in seconds, as a Double.
-    var secondsValue: Double {
+    public var secondsValue: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }

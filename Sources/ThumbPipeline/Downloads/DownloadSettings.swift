@@ -1,0 +1,21 @@
+import NetworkGuard
+
+/// The downloader's limits. Every field is a key of `download:` in config/thumbd.yaml.
+public struct DownloadSettings: Sendable {
+    /// Downloads in flight at once, over all hosts.
+    public var maxConcurrent: Int = 16
+    /// Downloads in flight at once to one host (a CDN that sees 16 connections from us at once
+    /// may think it is under attack).
+    public var maxPerHost: Int = 6
+    public var connectTimeout: Duration = .seconds(5)
+    /// The whole download: resolution, every redirect, and the body.
+    public var totalTimeout: Duration = .seconds(30)
+    /// Larger bodies are cut off while streaming, never buffered whole.
+    public var maxBytes: Int = 20_000_000
+    public var maxRedirects: Int = 5
+    /// Which addresses and hosts may be reached.
+    public var policy: AddressPolicy = AddressPolicy()
+    public var userAgent: String = "thumbd/1.0"
+
+    public init() {}
+}

@@ -1,0 +1,219 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NetworkGuard
+import ThumbCache
+
+/// Fetches origin images within the limits of `DownloadSettings`.
+///
+/// Redirects are followed here, not by the HTTP client, so that every hop goes through the address
+/// guard; and each connection goes to the very address the guard approved (the request is sent
+/// to that IP with the original `Host`), so a second DNS answer cannot point it elsewhere.
+public final class Downloader: Sendable {
+    public let settings: DownloadSettings
+    private let client: HTTPClient
+    private let eventLoopGroup: any EventLoopGroup
+    private let slots: DownloadSlots
+    private let resolver = HostResolver()
+    private let logger: Logger
+    private let metrics: DownloadMetrics
+
+    public init(settings: DownloadSettings, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                metrics: DownloadMetrics = DownloadMetrics(), logger: Logger = Logger(label: "thumbd.download")) {
+        self.settings = settings
+        self.eventLoopGroup = eventLoopGroup
+        client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: Self.clientConfiguration(settings))
+        slots = DownloadSlots(total: settings.maxConcurrent, perHost: settings.maxPerHost)
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    static func clientConfiguration(_ settings: DownloadSettings, pinning: [String: String] = [:]) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .nanoseconds(settings.connectTimeout.nanoseconds),
+                                                                 read: .nanoseconds(settings.totalTimeout.nanoseconds))
+        configuration.decompression = .disabled
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.maxPerHost
+        configuration.dnsOverride = pinning
+        return configuration
+    }
+
+    /// Downloads in flight now (holding a slot).
+    public var inFlight: Int { slots.inFlight }
+
+    /// Closes the connection pool; in-flight downloads fail.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// GETs `url`. With `validators`, the request is conditional and a 304 gives `.notModified`.
+    /// Cancelling the calling task closes the connection.
+    public func download(_ url: String, validators: CacheValidators? = nil,
+                         priority: PriorityCell = PriorityCell(.interactive)) async throws -> DownloadOutcome {
+        let start = ContinuousClock.now
+        do {
+            let outcome = try await withTimeout(settings.totalTimeout) {
+                try await self.follow(try OriginURL(url), validators: validators, priority: priority)
+            }
+            if case .fetched(let body) = outcome { metrics.bytes.increment(by: Int64(body.bytes.count)) }
+            metrics.duration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            return outcome
+        } catch let error as DownloadError {
+            metrics.failed(error.code)
+            logger.notice("download failed", metadata: ["url": "\(url)", "code": "\(error.code.rawValue)", "reason": "\(error.message)"])
+            throw error
+        }
+    }
+
+    private func follow(_ first: OriginURL, validators: CacheValidators?, priority: PriorityCell) async throws -> DownloadOutcome {
+        var current = first
+        var hops = 0
+        while true {
+            switch try await fetchOnce(current, validators: validators, priority: priority) {
+            case .done(let outcome):
+                return outcome
+            case .redirect(let location):
+                hops += 1
+                guard hops <= settings.maxRedirects else {
+                    throw DownloadError(.tooManyRedirects, "more than \(settings.maxRedirects) redirects, starting at \(first)")
+                }
+                current = try current.resolving(location)
+            }
+        }
+    }
+
+    private enum Hop {
+        case done(DownloadOutcome)
+        case redirect(String)
+    }
+
+    private func fetchOnce(_ url: OriginURL, validators: CacheValidators?, priority: PriorityCell) async throws -> Hop {
+        let destination: GuardedDestination
+        do {
+            destination = try await settings.policy.resolveGuarded(host: url.host, port: url.port, resolver: resolver)
+        } catch let blocked as DestinationBlocked {
+            throw DownloadError(.destinationBlocked, blocked.description)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw DownloadError(.originUnreachable, "cannot resolve \(url.host): \(error)")
+        }
+
+        try await slots.acquire(host: url.host, priority: priority)
+        defer { slots.release(host: url.host) }
+        metrics.inFlight.increment()
+        defer { metrics.inFlight.decrement() }
+
+        var request = HTTPClientRequest(url: url.scheme == "http" ? url.pinned(to: destination.address) : url.text)
+        request.headers.add(name: "Host", value: url.hostHeader)
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        request.headers.add(name: "Accept", value: "image/webp,image/png,image/jpeg,image/*;q=0.8")
+        if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+
+        // Plain HTTP is pinned by URL; HTTPS needs the name for SNI and certificate checks, so it
+        // gets a client whose DNS override maps the name to the checked address.
+        let pinnedTLSClient: HTTPClient? = url.scheme == "https"
+            ? HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup),
+                         configuration: Self.clientConfiguration(settings, pinning: [url.host: destination.address.description]))
+            : nil
+        defer { if let pinnedTLSClient { Task { try? await pinnedTLSClient.shutdown() } } }
+
+        let response: HTTPClientResponse
+        do {
+            response = try await (pinnedTLSClient ?? client).execute(request, deadline: .distantFuture)
+        } catch {
+            throw Self.translate(error, url: url, phase: "connecting")
+        }
+        let status = Int(response.status.code)
+        switch status {
+        case 301, 302, 303, 307, 308:
+            guard let location = response.headers.first(name: "location") else {
+                throw DownloadError(.originStatus, "\(url) answered \(status) without a Location", originStatus: status)
+            }
+            return .redirect(location)
+        case 304 where validators != nil:
+            return .done(.notModified(Self.validators(response.headers) ?? validators ?? CacheValidators()))
+        case 200:
+            break
+        default:
+            throw DownloadError(.originStatus, "\(url) answered \(status)", originStatus: status)
+        }
+
+        let declared = response.headers.first(name: "content-length").flatMap { Int($0) }
+        if let declared, declared > settings.maxBytes {
+            throw DownloadError(.originTooLarge, "\(url) is \(declared) bytes; the limit is \(settings.maxBytes)")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(declared ?? 256 * 1024, settings.maxBytes))
+        do {
+            for try await chunk in response.body {
+                guard bytes.count + chunk.readableBytes <= settings.maxBytes else {
+                    throw DownloadError(.originTooLarge, "\(url) sent more than the limit of \(settings.maxBytes) bytes")
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as DownloadError {
+            throw error
+        } catch {
+            throw Self.translate(error, url: url, phase: "reading the body")
+        }
+        if let declared, bytes.count < declared {
+            throw DownloadError(.originTruncated, "\(url) ended after \(bytes.count) of \(declared) bytes")
+        }
+        return .done(.fetched(OriginBody(bytes: bytes, contentType: response.headers.first(name: "content-type"),
+                                         validators: Self.validators(response.headers) ?? CacheValidators(),
+                                         finalURL: url.text)))
+    }
+
+    private static func validators(_ headers: HTTPHeaders) -> CacheValidators? {
+        let etag = headers.first(name: "etag"), lastModified = headers.first(name: "last-modified")
+        guard etag != nil || lastModified != nil else { return nil }
+        return CacheValidators(etag: etag, lastModified: lastModified)
+    }
+
+    /// The HTTP client's and NIO's errors, in our codes.
+    static func translate(_ error: any Error, url: OriginURL, phase: String) -> any Error {
+        if error is CancellationError { return error }
+        if let error = error as? DownloadError { return error }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout, .readTimeout, .deadlineExceeded, .writeTimeout:
+                return DownloadError(.originTimeout, "\(url) timed out while \(phase)")
+            case .cancelled:
+                return CancellationError()
+            case .remoteConnectionClosed:
+                return phase == "reading the body"
+                    ? DownloadError(.originTruncated, "\(url) closed the connection before the body ended")
+                    : DownloadError(.originUnreachable, "\(url) closed the connection")
+            default:
+                break
+            }
+        }
+        if error is HTTPParserError, phase == "reading the body" {
+            return DownloadError(.originTruncated, "\(url) sent a malformed or incomplete body (\(error))")
+        }
+        if error is NIOConnectionError || error is IOError || error is ChannelError {
+            return DownloadError(.originUnreachable, "cannot connect to \(url): \(error)")
+        }
+        return DownloadError(.originUnreachable, "\(url) failed while \(phase): \(error)")
+    }
+}
+
+/// Runs `operation`, and fails it with `origin_timeout` if it takes longer than `limit` (the task is
+/// cancelled, which closes its connection).
+func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw DownloadError(.originTimeout, "the download took longer than \(limit.shortText)")
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        return first
+    }
+}

@@ -1,0 +1,53 @@
+import ImageCore
+import ThumbCache
+import Thumbnailer
+
+/// Limits of the making side. Keys of `pipeline:` and `decode:` in config/thumbd.yaml.
+public struct PipelineSettings: Sendable {
+    /// Misses being made at once (downloading, queued for a core, or being decoded). A new miss
+    /// past this is refused as busy (HTTP 503 with Retry-After); joining a job already under way
+    /// is always allowed.
+    public var maxJobs: Int = 256
+    /// Threads decoding, resizing and encoding; 0 means one per core.
+    public var workerThreads: Int = 0
+    public var decodeLimits: DecodeLimits = DecodeLimits()
+    public var decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom
+    /// Keep each downloaded original on disk (its own budget), so a new size of an image already
+    /// fetched costs no download.
+    public var keepOriginals: Bool = true
+
+    public init() {}
+}
+
+/// Every job slot is taken: try again shortly.
+public struct PipelineBusy: Error, Sendable, CustomStringConvertible {
+    public let jobs: Int
+    public var description: String { "all \(jobs) job slots are busy making other thumbnails; retry shortly" }
+}
+
+/// What the pipeline hands back to every waiter.
+public struct PipelineResult: Sendable {
+    public enum Source: String, Sendable {
+        case memory, disk
+        /// Made now: downloaded (or taken from a kept original), decoded, resized, encoded.
+        case miss
+    }
+
+    public var bytes: [UInt8]
+    public var contentType: String
+    /// SHA-256 hex of the bytes (the HTTP ETag).
+    public var checksum: String
+    public var source: Source
+    /// A stale entry the origin confirmed with 304 Not Modified.
+    public var revalidated: Bool = false
+    /// A stale entry served because its origin failed while revalidating it.
+    public var servedStale: Bool = false
+}
+
+extension PipelineResult {
+    /// A cache hit as an answer.
+    public init(_ hit: CacheHit) {
+        self.init(bytes: hit.bytes, contentType: hit.contentType ?? "application/octet-stream", checksum: hit.checksum,
+                  source: hit.tier == .memory ? .memory : .disk)
+    }
+}

@@ -1,0 +1,40 @@
+import ImageCore
+import ThumbCache
+import Thumbnailer
+
+/// What a client asks to be made of an image: the variant half of the cache key.
+public struct ThumbnailSpec: Sendable, Hashable {
+    public enum Format: String, Sendable, CaseIterable, Codable {
+        /// JPEG for opaque images, PNG for transparent ones (WebP for transparent WebP sources).
+        case auto
+        case jpeg, png, webp
+    }
+
+    public var size: Int
+    public var fit: Fit
+    public var format: Format
+    /// JPEG and lossy WebP quality; kept in the key for PNG too, so one spelling maps to one key.
+    public var quality: Int
+
+    public init(size: Int, fit: Fit = .cover, format: Format = .auto, quality: Int = EncodeSettings.defaultQuality) {
+        self.size = size
+        self.fit = fit
+        self.format = format
+        self.quality = quality
+    }
+
+    public var variant: CacheVariant {
+        CacheVariant(size: size, fit: fit.rawValue, format: format.rawValue, quality: quality)
+    }
+
+    /// How to write a thumbnail of `source`.
+    public func encoding(for source: ImageInfo) -> EncodeSettings {
+        switch format {
+        case .jpeg: .jpeg(quality: quality)
+        case .png: .png
+        case .webp: .webp(quality: quality)
+        case .auto:
+            !source.hasAlpha ? .jpeg(quality: quality) : source.format == .webp ? .webp(quality: quality) : .png
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import CoreMetrics
+import Metrics
+import Synchronization
+
+/// The downloader's instruments. A factory is passed in (rather than the process-wide
+/// `MetricsSystem`) so several daemons in one test process keep separate counts.
+public final class DownloadMetrics: Sendable {
+    let inFlight: Meter
+    let bytes: Counter
+    let duration: Timer
+    private let factory: any MetricsFactory
+    private let errors: Mutex<[DownloadError.Code: Counter]>
+
+    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+        self.factory = factory
+        inFlight = Meter(label: "thumbd_downloads_in_flight", factory: factory)
+        bytes = Counter(label: "thumbd_download_bytes_total", factory: factory)
+        duration = Timer(label: "thumbd_download_duration_seconds", factory: factory)
+        errors = Mutex([:])
+    }
+
+    func failed(_ code: DownloadError.Code) {
+        errors.withLock { counters in
+            if counters[code] == nil {
+                counters[code] = Counter(label: "thumbd_download_errors_total", dimensions: [("code", code.rawValue)], factory: factory)
+            }
+            return counters[code]!
+        }.increment()
+    }
+}
+
+/// The pipeline's instruments: jobs, coalescing, cancellation, the CPU queue and stage times.
+public final class PipelineMetrics: Sendable {
+    let coalescedWaiters: Counter
+    let cancellations: Counter
+    let jobsStarted: Counter
+    let rejectedBusy: Counter
+    let queueDepth: Meter
+    let jobsInFlight: Meter
+    let decode: Timer
+    let resize: Timer
+    let encode: Timer
+    let revalidations: Counter
+    let notModified: Counter
+
+    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+        coalescedWaiters = Counter(label: "thumbd_coalesced_waiters_total", factory: factory)
+        cancellations = Counter(label: "thumbd_job_cancellations_total", factory: factory)
+        jobsStarted = Counter(label: "thumbd_jobs_started_total", factory: factory)
+        rejectedBusy = Counter(label: "thumbd_jobs_rejected_busy_total", factory: factory)
+        queueDepth = Meter(label: "thumbd_cpu_queue_depth", factory: factory)
+        jobsInFlight = Meter(label: "thumbd_jobs_in_flight", factory: factory)
+        decode = Timer(label: "thumbd_decode_seconds", factory: factory)
+        resize = Timer(label: "thumbd_resize_seconds", factory: factory)
+        encode = Timer(label: "thumbd_encode_seconds", factory: factory)
+        revalidations = Counter(label: "thumbd_revalidations_total", factory: factory)
+        notModified = Counter(label: "thumbd_revalidations_not_modified_total", factory: factory)
+    }
+}

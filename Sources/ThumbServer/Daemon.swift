@@ -1,0 +1,99 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import ThumbCache
+import ThumbPipeline
+
+/// The running service: cache, pipeline, HTTP server, metrics, and an orderly stop.
+///
+/// On SIGTERM or SIGINT the server stops accepting, requests in flight get `shutdownGrace` to
+/// finish, then the CPU pool and the HTTP client stop and the cache writes its index and closes.
+public final class Daemon: Sendable {
+    public let settings: DaemonSettings
+    public let metrics: ServerMetrics
+    public let cache: TwoTierCache
+    public let pipeline: ThumbnailPipeline
+    private let logger: Logger
+    private let group = Mutex<ServiceGroup?>(nil)
+    private let stopRequested = Mutex(false)
+
+    /// Opens the cache (refusing a directory another live daemon owns) and builds the pipeline.
+    public init(settings: DaemonSettings, logger: Logger) throws {
+        self.settings = settings
+        self.logger = logger
+        metrics = ServerMetrics()
+        let warnLogger = logger
+        cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
+                                      diskLimits: settings.diskLimits, warn: { warnLogger.warning("\($0)") })
+        let downloader = Downloader(settings: settings.download, metrics: DownloadMetrics(factory: metrics.factory),
+                                    logger: logger)
+        pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,
+                                     metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
+    }
+
+    /// Serves until SIGTERM/SIGINT (or `stop()`); `onListening` gets the bound port (useful with port 0).
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let router = makeRouter()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        let closer = CacheCloser(pipeline: pipeline, cache: cache, logger: logger)
+        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: app)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = settings.server.shutdownGrace
+        let serviceGroup = ServiceGroup(configuration: configuration)
+        let stopEarly = group.withLock { $0 = serviceGroup; return stopRequested.withLock { $0 } }
+        if stopEarly { await serviceGroup.triggerGracefulShutdown() }
+        try await serviceGroup.run()
+    }
+
+    /// The same orderly stop as SIGTERM.
+    public func stop() async {
+        stopRequested.withLock { $0 = true }
+        let running = group.withLock { $0 }
+        await running?.triggerGracefulShutdown()
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: settings.server.accessLog,
+                                                    retryAfter: settings.server.retryAfterSeconds))
+        let thumbnails = ThumbnailRoute(pipeline: pipeline, settings: settings.server, metrics: metrics)
+        let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
+        router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
+        router.get("/v1/cache/stats") { _, _ in try cacheRoutes.stats() }
+        router.get("/v1/cache/entries") { request, _ in try cacheRoutes.entries(request) }
+        router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }
+        router.get("/healthz") { _, _ in
+            try JSONResponse.make(["status": "ok"])
+        }
+        let metrics = metrics, cache = cache
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(cache: cache))))
+        }
+        return router
+    }
+}
+
+/// Last to stop: after the server has drained, stop the workers and the HTTP client, and close the
+/// cache so its index and access times are on disk.
+struct CacheCloser: Service {
+    let pipeline: ThumbnailPipeline
+    let cache: TwoTierCache
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        pipeline.pool.shutdown()
+        await pipeline.downloader.shutdown()
+        cache.close()
+        logger.info("cache closed; thumbd stopped")
+    }
+}

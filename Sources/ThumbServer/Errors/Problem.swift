@@ -1,0 +1,50 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An RFC 9457 problem document: every error the API gives is one, with a stable `code`.
+public struct Problem: Error, Sendable, Codable, HTTPResponseError {
+    public var type: String
+    public var title: String
+    public var statusCode: Int
+    public var detail: String
+    public var code: String
+    /// Seconds, sent as `Retry-After` (busy).
+    public var retryAfter: Int?
+
+    public init(_ status: HTTPResponse.Status, code: String, detail: String, retryAfter: Int? = nil) {
+        type = "urn:thumbd:problem:\(code)"
+        title = status.reasonPhrase
+        statusCode = status.code
+        self.detail = detail
+        self.code = code
+        self.retryAfter = retryAfter
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, title, detail, code
+        case statusCode = "status"
+    }
+
+    public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        headers[.cacheControl] = "no-store"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if statusCode == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"thumbd admin\"" }
+        let body = (try? Self.encoder.encode(self)) ?? Data("{\"code\":\"\(code)\"}".utf8)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    // Common problems.
+    public static func badParameter(_ detail: String) -> Problem { Problem(.badRequest, code: "invalid_parameter", detail: detail) }
+    public static func notFound(_ detail: String) -> Problem { Problem(.notFound, code: "not_found", detail: detail) }
+}

@@ -1,0 +1,46 @@
+import Hummingbird
+import ImageCore
+import ThumbCache
+import ThumbPipeline
+
+extension Problem {
+    /// The problem for anything the pipeline throws. Unknown errors are 500 `internal_error`
+    /// (their text is logged, not shown).
+    static func from(_ error: any Error, retryAfter: Int) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as DownloadError:
+            return Problem(status(of: error), code: error.code.rawValue, detail: error.message)
+        case let error as ImageError:
+            return Problem(status(of: error.code), code: error.code.rawValue, detail: error.message)
+        case let busy as PipelineBusy:
+            return Problem(.serviceUnavailable, code: "busy", detail: busy.description, retryAfter: retryAfter)
+        case let error as CacheKeyError:
+            return Problem(.badRequest, code: "invalid_url", detail: error.message)
+        default:
+            return Problem(.internalServerError, code: "internal_error", detail: "the request failed inside thumbd; see its log")
+        }
+    }
+
+    private static func status(of error: DownloadError) -> HTTPResponse.Status {
+        switch error.code {
+        case .invalidURL: .badRequest
+        case .destinationBlocked: .forbidden
+        // The origin's "not found" is the client's answer too; any other origin status is our gateway's failure.
+        case .originStatus: error.originStatus == 404 || error.originStatus == 410 ? .notFound : .badGateway
+        case .tooManyRedirects, .originTruncated, .originUnreachable: .badGateway
+        case .originTimeout: .gatewayTimeout
+        case .originTooLarge: .contentTooLarge
+        }
+    }
+
+    private static func status(of code: ImageError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .unsupportedFormat: .unsupportedMediaType
+        case .corruptImage, .truncatedImage, .pixelLimitExceeded: .unprocessableContent
+        case .invalidRequest: .badRequest
+        case .encodeFailed: .internalServerError
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A query string as ordered name/value pairs, percent-decoded (`+` stays `+`: URLs in `url=`
+/// keep their plus signs).
+struct QueryParameters: Sendable {
+    let pairs: [(String, String)]
+
+    init(_ query: String?) {
+        guard let query, !query.isEmpty else {
+            pairs = []
+            return
+        }
+        pairs = query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]), value = parts.count > 1 ? String(parts[1]) : ""
+            return (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
+        }
+    }
+
+    subscript(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+
+    func int(_ name: String) throws -> Int? {
+        guard let text = self[name] else { return nil }
+        guard let value = Int(text) else { throw Problem.badParameter("\(name) must be a whole number, not \"\(text)\"") }
+        return value
+    }
+}

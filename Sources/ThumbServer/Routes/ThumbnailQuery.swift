@@ -1,0 +1,79 @@
+import Foundation
+import ThumbCache
+import ThumbPipeline
+import Thumbnailer
+
+/// A validated `GET /v1/thumbnail` query: `url` (required), `size`, `fit`, `format`, `q`, and `sig`
+/// when signing is on. Unknown parameters are refused, so a typo (`sise=`) is not silently ignored.
+struct ThumbnailQuery: Sendable {
+    let url: NormalizedURL
+    let size: Int
+    let fit: Fit
+    let format: ThumbnailSpec.Format
+    let quality: Int
+
+    static let known: Set<String> = ["url", "size", "fit", "format", "q", URLSigner.parameter]
+
+    init(_ parameters: QueryParameters, settings: ServerSettings, signer: URLSigner?) throws {
+        if let unknown = parameters.pairs.first(where: { !Self.known.contains($0.0) }) {
+            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are url, size, fit, format, q"
+                                       + (signer != nil ? " and sig" : ""))
+        }
+        if let signer {
+            guard parameters[URLSigner.parameter] != nil else {
+                throw Problem(.forbidden, code: "signature_required", detail: "this daemon only serves signed URLs: add sig=")
+            }
+            guard signer.isValid(parameters.pairs) else {
+                throw Problem(.forbidden, code: "invalid_signature", detail: "sig does not match the other parameters")
+            }
+        }
+        guard let text = parameters["url"], !text.isEmpty else {
+            throw Problem.badParameter("url is required: /v1/thumbnail?url=https://…&size=200")
+        }
+        guard text.utf8.count <= settings.maxURLLength else {
+            throw Problem.badParameter("url is \(text.utf8.count) bytes long; the limit is \(settings.maxURLLength)")
+        }
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            throw Problem(.badRequest, code: "invalid_url", detail: "url must be an http or https URL")
+        }
+        do { url = try NormalizedURL(text) } catch {
+            throw Problem(.badRequest, code: "invalid_url", detail: error.message)
+        }
+        size = try parameters.int("size") ?? settings.defaultSize
+        guard (1...settings.maxSize).contains(size) else {
+            throw Problem.badParameter("size must be between 1 and \(settings.maxSize), not \(size)")
+        }
+        let fitText = parameters["fit"] ?? Fit.cover.rawValue
+        guard let fit = Fit(rawValue: fitText) else {
+            throw Problem.badParameter("fit must be cover or contain, not \"\(fitText)\"")
+        }
+        self.fit = fit
+        let formatText = parameters["format"] ?? ThumbnailSpec.Format.auto.rawValue
+        guard let format = ThumbnailSpec.Format(rawValue: formatText) else {
+            throw Problem.badParameter("format must be auto, jpeg, png or webp, not \"\(formatText)\"")
+        }
+        self.format = format
+        quality = try parameters.int("q") ?? settings.defaultQuality
+        guard (1...100).contains(quality) else {
+            throw Problem.badParameter("q must be between 1 and 100, not \(quality)")
+        }
+    }
+
+    /// `format=auto` becomes WebP for clients that accept it (the response then varies by Accept).
+    func spec(accept: String?) -> ThumbnailSpec {
+        var format = format
+        if format == .auto, let accept, Self.acceptsWebP(accept) { format = .webp }
+        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
+    }
+
+    static func acceptsWebP(_ accept: String) -> Bool {
+        for item in accept.split(separator: ",") {
+            let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.first?.lowercased() == "image/webp" else { continue }
+            let refused = fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0") && Double($0.dropFirst(2)) == 0 }
+            return !refused
+        }
+        return false
+    }
+}

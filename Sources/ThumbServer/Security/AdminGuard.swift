@@ -1,0 +1,24 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// Admin routes need `Authorization: Bearer <token>`; with no token configured they are off.
+struct AdminGuard: Sendable {
+    let token: String?
+
+    func check(_ request: Request) throws {
+        guard let token else {
+            throw Problem(.forbidden, code: "admin_disabled",
+                          detail: "admin routes are off; set server.admin_token (or THUMBD_ADMIN_TOKEN) to turn them on")
+        }
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw Problem(.unauthorized, code: "unauthorized", detail: "this route needs Authorization: Bearer <admin token>")
+        }
+        // Compare digests so the comparison's time says nothing about the token.
+        let given = SHA256.hash(data: Data(header.dropFirst("Bearer ".count).utf8))
+        let expected = SHA256.hash(data: Data(token.utf8))
+        guard given == expected else {
+            throw Problem(.unauthorized, code: "unauthorized", detail: "the admin token does not match")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The HTTP side's settings. Every field is a key of `server:` in config/thumbd.yaml.
+public struct ServerSettings: Sendable {
+    /// 127.0.0.1 by default: the daemon serves the machine it runs on unless told otherwise.
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// Bearer token for the admin routes (cache eviction); nil turns them off.
+    public var adminToken: String?
+    /// HMAC-SHA256 key for signed thumbnail URLs; nil accepts unsigned requests.
+    public var signingKey: String?
+    /// `Cache-Control: public, max-age=…` on thumbnails.
+    public var cacheMaxAgeSeconds: Int = 86_400
+    public var maxURLLength: Int = 2048
+    /// Largest `size` a client may ask for.
+    public var maxSize: Int = 2048
+    public var defaultSize: Int = 200
+    public var defaultQuality: Int = 82
+    /// `Retry-After` on 503 busy.
+    public var retryAfterSeconds: Int = 1
+    /// One info line per request. Off, requests are not logged (errors still are).
+    public var accessLog: Bool = true
+    /// How long in-flight requests may take to finish after SIGTERM/SIGINT.
+    public var shutdownGrace: Duration = .seconds(10)
+
+    public init() {}
+
+    public var listenDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

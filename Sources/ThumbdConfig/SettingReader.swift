@@ -1,0 +1,66 @@
+import Configuration
+import Foundation
+
+/// Reads typed settings from the layered providers, refusing values that do not parse or fall out
+/// of range with a message that names the key and its environment variable. (The library's own
+/// typed getters turn a bad value into the default silently; a daemon should not.)
+struct SettingReader {
+    let reader: ConfigReader
+
+    /// THUMBD_SECTION_KEY: the generic environment spelling of `section.key`.
+    static func environmentName(_ key: String) -> String {
+        "THUMBD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+
+    func string(_ key: String) -> String? {
+        guard let value = reader.string(forKey: ConfigKey(key)) else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    func string(_ key: String, default fallback: String) -> String { string(key) ?? fallback }
+
+    func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = string(key) else { return fallback }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+            throw invalid(key, text, "a whole number")
+        }
+        guard range.contains(value) else { throw invalid(key, text, "between \(range.lowerBound) and \(range.upperBound)") }
+        return value
+    }
+
+    func double(_ key: String, default fallback: Double, range: ClosedRange<Double>) throws -> Double {
+        guard let text = string(key) else { return fallback }
+        guard let value = Double(text), range.contains(value) else {
+            throw invalid(key, text, "a number between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+
+    func bool(_ key: String, default fallback: Bool) throws -> Bool {
+        guard let text = string(key)?.lowercased() else { return fallback }
+        switch text {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw invalid(key, text, "true or false")
+        }
+    }
+
+    /// Seconds, possibly fractional.
+    func seconds(_ key: String, default fallback: Double, range: ClosedRange<Double>) throws -> Duration {
+        .milliseconds(Int64((try double(key, default: fallback, range: range) * 1000).rounded()))
+    }
+
+    func choice<T: RawRepresentable>(_ key: String, default fallback: T, _ type: T.Type) throws -> T
+    where T.RawValue == String, T: CaseIterable {
+        guard let text = string(key) else { return fallback }
+        guard let value = T(rawValue: text.lowercased()) else {
+            throw invalid(key, text, "one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
+    func invalid(_ key: String, _ value: String, _ expected: String) -> ConfigError {
+        ConfigError("setting \(key) (or \(Self.environmentName(key))) is \"\(value)\"; it must be \(expected)")
+    }
+}

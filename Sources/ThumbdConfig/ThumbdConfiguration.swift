@@ -1,0 +1,146 @@
+import Configuration
+import Foundation
+import ImageCore
+import Logging
+import NetworkGuard
+import SystemPackage
+import ThumbCache
+import ThumbPipeline
+import ThumbServer
+import Thumbnailer
+
+/// The settings every thumbd command runs with: embedded defaults, overridden by the YAML file
+/// (`--config FILE` or THUMBD_CONFIG), overridden by environment variables. Any key `section.key`
+/// can be set as THUMBD_SECTION_KEY; the common ones have short names too.
+public struct ThumbdConfiguration: Sendable {
+    public var daemon = DaemonSettings()
+    /// Where the disk cache is, and which setting chose it.
+    public var cacheLocation: (url: URL, source: CacheLocation.Source)
+    /// The file that was read, if any.
+    public var file: String?
+
+    /// Short environment names for the settings people change most.
+    public static let environmentAliases: [String: String] = [
+        "THUMBD_LISTEN": "server.listen",
+        "THUMBD_ADMIN_TOKEN": "server.admin_token",
+        "THUMBD_SIGNING_KEY": "server.signing_key",
+        "THUMBD_ALLOW_NETWORKS": "download.allow_networks",
+        "THUMBD_ALLOW_HOSTS": "download.allow_hosts",
+        "THUMBD_LOG_LEVEL": "server.log_level",
+    ]
+
+    public static let fileVariable = "THUMBD_CONFIG"
+
+    public static func load(file explicitFile: String? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ThumbdConfiguration {
+        let file = explicitFile ?? environment[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        var providers: [any ConfigProvider] = []
+        var aliased: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (variable, key) in environmentAliases {
+            if let value = environment[variable] {
+                aliased[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = ConfigValue(.string(value), isSecret: variable.contains("TOKEN") || variable.contains("KEY"))
+            }
+        }
+        providers.append(InMemoryProvider(name: "environment (short names)", values: aliased))
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment,
+                                                      secretsSpecifier: .dynamic { name, _ in name.contains("TOKEN") || name.contains("KEY") })
+            .prefixKeys(with: ["thumbd"]))
+        if let file {
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw ConfigError("the configuration file \(file) does not exist")
+            }
+            do {
+                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+            } catch {
+                throw ConfigError("cannot read the configuration file \(file): \(error)")
+            }
+        }
+        let settings = SettingReader(reader: ConfigReader(providers: providers))
+        return try ThumbdConfiguration(settings, file: file, environment: environment)
+    }
+
+    init(_ s: SettingReader, file: String?, environment: [String: String]) throws {
+        self.file = file
+        var d = DaemonSettings()
+
+        // server
+        let listen = s.string("server.listen", default: "127.0.0.1:8080")
+        (d.server.host, d.server.port) = try Self.parseListen(listen)
+        d.server.adminToken = s.string("server.admin_token")
+        d.server.signingKey = s.string("server.signing_key")
+        d.server.cacheMaxAgeSeconds = try s.int("server.cache_max_age", default: 86_400, range: 0...31_536_000)
+        d.server.maxURLLength = try s.int("server.max_url_length", default: 2048, range: 64...65_536)
+        d.server.maxSize = try s.int("server.max_size", default: 2048, range: 1...ThumbnailRequest.sizeRange.upperBound)
+        d.server.retryAfterSeconds = try s.int("server.retry_after", default: 1, range: 1...3600)
+        d.server.accessLog = try s.bool("server.access_log", default: true)
+        d.server.shutdownGrace = try s.seconds("server.shutdown_grace", default: 10, range: 0...600)
+        let level = s.string("server.log_level", default: "info").lowercased()
+        guard let logLevel = Logger.Level(rawValue: level) else {
+            throw s.invalid("server.log_level", level, "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        d.logLevel = logLevel
+
+        // thumbnail defaults
+        d.server.defaultSize = try s.int("thumbnail.size", default: 200, range: 1...d.server.maxSize)
+        d.server.defaultQuality = try s.int("thumbnail.quality", default: EncodeSettings.defaultQuality, range: EncodeSettings.qualityRange)
+        d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
+
+        // decode
+        let megapixels = try s.double("decode.max_megapixels", default: 50, range: 0.01...1000)
+        let decodeMiB = try s.int("decode.max_decode_mib", default: 512, range: 16...65_536)
+        d.pipeline.decodeLimits = DecodeLimits(maxPixels: Int(megapixels * 1_000_000), maxDecodeBytes: decodeMiB << 20)
+
+        // download
+        d.download.maxConcurrent = try s.int("download.max_concurrent", default: 16, range: 1...1024)
+        d.download.maxPerHost = try s.int("download.max_per_host", default: 6, range: 1...1024)
+        d.download.connectTimeout = try s.seconds("download.connect_timeout", default: 5, range: 0.05...600)
+        d.download.totalTimeout = try s.seconds("download.timeout", default: 30, range: 0.05...3600)
+        d.download.maxBytes = try s.int("download.max_bytes", default: 20_000_000, range: 1024...2_000_000_000)
+        d.download.maxRedirects = try s.int("download.max_redirects", default: 5, range: 0...20)
+        d.download.userAgent = s.string("download.user_agent", default: "thumbd/1.0")
+        var networks: [CIDR] = []
+        if let text = s.string("download.allow_networks") {
+            do { networks = try CIDR.parseList(text) } catch {
+                throw s.invalid("download.allow_networks", error.entry, "a comma-separated list of CIDRs like 127.0.0.0/8")
+            }
+        }
+        var hosts: [HostPattern]?
+        if let text = s.string("download.allow_hosts") {
+            do { hosts = try HostPattern.parseList(text) } catch {
+                throw s.invalid("download.allow_hosts", error.entry, "a comma-separated list of host names or *.domain patterns")
+            }
+        }
+        d.download.policy = AddressPolicy(allowNetworks: networks, allowHosts: hosts)
+
+        // pipeline
+        d.pipeline.maxJobs = try s.int("pipeline.max_jobs", default: 256, range: 1...100_000)
+        d.pipeline.workerThreads = try s.int("pipeline.worker_threads", default: 0, range: 0...256)
+        d.pipeline.keepOriginals = try s.bool("pipeline.keep_originals", default: true)
+
+        // cache
+        cacheLocation = CacheLocation.resolution(configured: s.string("cache.dir"), environment: environment)
+        let memoryOnly = try s.bool("cache.memory_only", default: false)
+        d.cacheDirectory = memoryOnly ? nil : cacheLocation.url
+        d.memoryLimits = MemoryCacheLimits(
+            maxBytes: try s.int("cache.memory_max_mib", default: MemoryCacheLimits.defaultMaxBytes >> 20, range: 0...1_048_576) << 20,
+            maxEntries: try s.int("cache.memory_max_entries", default: MemoryCacheLimits.defaultMaxEntries, range: 0...100_000_000))
+        d.diskLimits.maxBytes = try s.int("cache.disk_max_mib", default: DiskCacheLimits.defaultMaxBytes >> 20, range: 1...16_777_216) << 20
+        d.diskLimits.originalsMaxBytes = try s.int("cache.originals_max_mib", default: DiskCacheLimits.defaultOriginalsMaxBytes >> 20,
+                                                   range: 0...16_777_216) << 20
+        d.diskLimits.ttl = try s.seconds("cache.ttl", default: DiskCacheLimits.defaultTTL.secondsValue, range: 1...315_360_000)
+        d.diskLimits.fsync = try s.choice("cache.fsync", default: d.diskLimits.fsync, FsyncPolicy.self)
+        daemon = d
+    }
+
+    /// `host:port`, `[v6]:port`, or `:port` (all interfaces is spelled out: 0.0.0.0:port).
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        let message = "setting server.listen (or THUMBD_LISTEN) is \"\(text)\"; it must be host:port, e.g. 127.0.0.1:8080"
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw ConfigError(message)
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ConfigError(message) }
+        return (host, port)
+    }
+}
