@@ -135,6 +135,9 @@ let package = Package(
             dependencies: [
                 "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),

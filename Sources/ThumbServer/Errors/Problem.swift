@@ -11,6 +11,8 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     public var code: String
     /// Seconds, sent as `Retry-After` (busy).
     public var retryAfter: Int?
+    /// Sent with `Connection: close` (the server is closing the connection after it).
+    public var closesConnection = false
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String, retryAfter: Int? = nil) {
         type = "urn:thumbd:problem:\(code)"
@@ -33,6 +35,7 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
         headers[.contentType] = "application/problem+json"
         headers[.cacheControl] = "no-store"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if closesConnection { headers[.connection] = "close" }
         if statusCode == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"thumbd admin\"" }
         let body = (try? Self.encoder.encode(self)) ?? Data("{\"code\":\"\(code)\"}".utf8)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))

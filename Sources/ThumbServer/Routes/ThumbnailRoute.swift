@@ -38,11 +38,18 @@ struct ThumbnailRoute: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                throw Problem.from(error, retryAfter: settings.retryAfterSeconds)
+                var problem = Problem.from(error, retryAfter: settings.retryAfterSeconds)
+                problem.closesConnection = true
+                throw problem
             }
         }
         metrics.served(result.source)
-        return response(result, request: request, variesByAccept: query.format == .auto)
+        var response = response(result, request: request, variesByAccept: query.format == .auto)
+        // Watching for the client going away consumes the connection's request stream, so the
+        // server closes the connection after this response; saying so keeps clients from
+        // sending their next request on it.
+        if hit == nil || hit?.isStale == true { response.headers[.connection] = "close" }
+        return response
     }
 
     private func response(_ result: PipelineResult, request: Request, variesByAccept: Bool) -> Response {

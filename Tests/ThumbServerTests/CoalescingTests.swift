@@ -1,0 +1,82 @@
+import Foundation
+import TestOrigin
+import Testing
+
+@Suite("One job per thumbnail, cancelled when nobody waits")
+struct CoalescingTests {
+    @Test("100 concurrent requests for one URL: one origin request, identical bytes")
+    func hundredConcurrentRequests() async throws {
+        let origin = try await TestOrigin.start(routes: ["/photo.jpg": .image(Images.jpeg, latency: .milliseconds(400))])
+        let daemon = try await TestDaemon.start()
+        let path = daemon.thumbnailPath(origin.url("/photo.jpg"), "size=96")
+        let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for _ in 0..<100 { group.addTask { try await daemon.get(path) } }
+            return try await group.reduce(into: [Reply]()) { $0.append($1) }
+        }
+        #expect(origin.requestCount("/photo.jpg") == 1)
+        #expect(replies.count == 100)
+        #expect(replies.allSatisfy { $0.status == 200 })
+        #expect(Set(replies.map(\.body)).count == 1)
+        #expect(replies[0].body.starts(with: [0xFF, 0xD8]))
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A client that disconnects mid-miss cancels the origin download")
+    func disconnectCancelsDownload() async throws {
+        let origin = try await TestOrigin.start(routes: ["/slow.jpg": .stall(prefix: Array(Images.jpeg.prefix(100)), contentLength: Images.jpeg.count)])
+        let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(20) }
+        let path = daemon.thumbnailPath(origin.url("/slow.jpg"))
+        let client = Task { try await daemon.get(path) }
+        #expect(await origin.waitForRequests("/slow.jpg", count: 1, timeout: .seconds(5)))
+        try await Task.sleep(for: .milliseconds(100))
+        client.cancel()
+        #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(5)), "the origin should see its connection closed")
+        #expect(daemon.daemon.pipeline.jobsInFlight == 0)
+        #expect(daemon.cache.memory.stats.entries == 0)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("With two waiters, one disconnecting leaves the other's answer intact")
+    func oneOfTwoWaitersLeaves() async throws {
+        let origin = try await TestOrigin.start(routes: ["/shared.jpg": .image(Images.jpeg, latency: .milliseconds(1200))])
+        let daemon = try await TestDaemon.start()
+        let path = daemon.thumbnailPath(origin.url("/shared.jpg"))
+        let leaving = Task { try await daemon.get(path) }
+        let staying = Task { try await daemon.get(path) }
+        #expect(await origin.waitForRequests("/shared.jpg", count: 1, timeout: .seconds(5)))
+        try await Task.sleep(for: .milliseconds(200))
+        leaving.cancel()
+        let reply = try await staying.value
+        #expect(reply.status == 200)
+        #expect(reply.header("x-cache") == "miss")
+        #expect(reply.body.starts(with: [0xFF, 0xD8]))
+        #expect(origin.requestCount("/shared.jpg") == 1)
+        #expect(origin.earlyCloses("/shared.jpg") == 0)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("When every job slot is taken, a new miss gets 503 busy with Retry-After")
+    func busyWhenJobsAreFull() async throws {
+        let origin = try await TestOrigin.start(routes: [
+            "/a.jpg": .image(Images.jpeg, latency: .milliseconds(1500)),
+            "/b.jpg": .image(Images.otherJPEG),
+        ])
+        let daemon = try await TestDaemon.start { $0.pipeline.maxJobs = 1; $0.server.retryAfterSeconds = 2 }
+        let first = Task { try await daemon.get(daemon.thumbnailPath(origin.url("/a.jpg"))) }
+        #expect(await origin.waitForRequests("/a.jpg", count: 1, timeout: .seconds(5)))
+        let refused = try await daemon.get(daemon.thumbnailPath(origin.url("/b.jpg")))
+        #expect(refused.status == 503)
+        #expect(refused.problemCode == "busy")
+        #expect(refused.header("retry-after") == "2")
+        #expect(origin.requestCount("/b.jpg") == 0)
+        // Joining the job already under way is not refused.
+        let joined = try await daemon.get(daemon.thumbnailPath(origin.url("/a.jpg")))
+        #expect(joined.status == 200)
+        #expect(try await first.value.status == 200)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import TestOrigin
+import Testing
+import TestSupport
+import ThumbCache
+
+@Suite("GET /v1/thumbnail: validators, formats, tiers, revalidation, parameters")
+struct HTTPSemanticsTests {
+    @Test("ETag of the bytes, and 304 for a matching If-None-Match")
+    func etagAndNotModified() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
+        let daemon = try await TestDaemon.start()
+        let path = daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=jpeg")
+        let first = try await daemon.get(path)
+        #expect(first.status == 200)
+        let etag = try #require(first.header("etag"))
+        #expect(etag == "\"\(String(SHA256.hex(first.body).prefix(32)))\"")
+        #expect(first.header("cache-control") == "public, max-age=86400")
+        let again = try await daemon.get(path, headers: [("If-None-Match", etag)])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(again.header("etag") == etag)
+        let other = try await daemon.get(path, headers: [("If-None-Match", "\"something-else\"")])
+        #expect(other.status == 200)
+        #expect(other.body == first.body)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("format=auto gives WebP when Accept allows it, with Vary: Accept")
+    func autoFormat() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
+        let daemon = try await TestDaemon.start()
+        let path = daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=auto")
+        let webp = try await daemon.get(path, headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+        #expect(webp.status == 200)
+        #expect(webp.header("content-type") == "image/webp")
+        #expect(webp.header("vary") == "Accept")
+        #expect(Array(webp.body[8..<12]) == Array("WEBP".utf8))
+        let plain = try await daemon.get(path, headers: [("Accept", "image/jpeg,*/*")])
+        #expect(plain.header("content-type") == "image/jpeg")
+        #expect(plain.header("vary") == "Accept")
+        #expect(plain.body.starts(with: [0xFF, 0xD8]))
+        let none = try await daemon.get(path)
+        #expect(none.header("content-type") == "image/jpeg")
+        // An explicit format does not vary.
+        let explicit = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=png"))
+        #expect(explicit.header("content-type") == "image/png")
+        #expect(explicit.header("vary") == nil)
+        // One download served every variant (the original is kept on disk).
+        #expect(origin.requestCount("/p.jpg") == 1)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("X-Cache moves miss, memory, then disk after a restart")
+    func tiersAcrossRestart() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
+        let directory = try TestDaemon.temporaryDirectory()
+        let first = try await TestDaemon.start(cacheDirectory: directory)
+        let path = first.thumbnailPath(origin.url("/p.jpg"))
+        let miss = try await first.get(path)
+        let memory = try await first.get(path)
+        #expect(miss.header("x-cache") == "miss")
+        #expect(memory.header("x-cache") == "memory")
+        #expect(memory.body == miss.body)
+        try await first.stop()
+
+        let second = try await TestDaemon.start(cacheDirectory: directory)
+        let disk = try await second.get(path)
+        let memoryAgain = try await second.get(path)
+        #expect(disk.header("x-cache") == "disk")
+        #expect(disk.body == miss.body)
+        #expect(disk.header("etag") == miss.header("etag"))
+        #expect(memoryAgain.header("x-cache") == "memory")
+        #expect(origin.requestCount("/p.jpg") == 1)
+        try await second.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A stale entry is revalidated with the origin's validators; 304 refreshes it without re-processing")
+    func revalidation() async throws {
+        let origin = try await TestOrigin.start(routes: [
+            "/p.jpg": .image(Images.jpeg, etag: "\"v1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"),
+        ])
+        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .milliseconds(600) }
+        let path = daemon.thumbnailPath(origin.url("/p.jpg"))
+        let first = try await daemon.get(path)
+        #expect(first.header("x-cache") == "miss")
+        try await Task.sleep(for: .milliseconds(900))
+        let revalidated = try await daemon.get(path)
+        #expect(revalidated.status == 200)
+        #expect(revalidated.header("x-cache-revalidated") == "304")
+        #expect(revalidated.body == first.body)
+        let requests = origin.requests("/p.jpg")
+        #expect(requests.count == 2)
+        #expect(requests.last?.header("if-none-match") == "\"v1\"")
+        #expect(requests.last?.header("if-modified-since") == "Sat, 21 Nov 2026 10:00:00 GMT")
+        // Fresh again: the next request is a plain hit.
+        let fresh = try await daemon.get(path)
+        #expect(fresh.header("x-cache") == "memory")
+        #expect(fresh.header("x-cache-revalidated") == nil)
+        #expect(origin.requestCount("/p.jpg") == 2)
+        let metrics = try await daemon.get("/metrics")
+        let values = try PrometheusText.parse(metrics.body)
+        #expect(values["thumbd_revalidations_not_modified_total"] == 1)
+        #expect(values["thumbd_jobs_started_total"] == 2)
+        #expect(values["thumbd_decode_seconds_count"] == 1, "the 304 must not decode again")
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A changed image behind a stale entry is fetched and made again")
+    func revalidationWithNewContent() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg, etag: "\"v1\"")])
+        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .milliseconds(600) }
+        let path = daemon.thumbnailPath(origin.url("/p.jpg"))
+        let first = try await daemon.get(path)
+        origin.setRoute("/p.jpg", .image(Images.otherJPEG, etag: "\"v2\""))
+        try await Task.sleep(for: .milliseconds(900))
+        let second = try await daemon.get(path)
+        #expect(second.status == 200)
+        #expect(second.header("x-cache") == "miss")
+        #expect(second.body != first.body)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Bad parameters are refused with 400 before anything is fetched", arguments: [
+        ("size=0", "invalid_parameter"), ("size=99999", "invalid_parameter"), ("size=abc", "invalid_parameter"),
+        ("q=0", "invalid_parameter"), ("q=101", "invalid_parameter"), ("fit=stretch", "invalid_parameter"),
+        ("format=gif", "invalid_parameter"), ("sise=10", "invalid_parameter"),
+    ])
+    func badParameters(_ extra: String, _ code: String) async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
+        let daemon = try await TestDaemon.start(memoryOnly: true)
+        let reply = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), extra))
+        #expect(reply.status == 400)
+        #expect(reply.problemCode == code)
+        #expect(origin.totalRequests == 0)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Bad URLs are refused with 400 invalid_url or invalid_parameter")
+    func badURLs() async throws {
+        let daemon = try await TestDaemon.start(memoryOnly: true)
+        #expect(try await daemon.get("/v1/thumbnail?size=10").problemCode == "invalid_parameter")
+        #expect(try await daemon.get(daemon.thumbnailPath("ftp://example.com/a.jpg")).problemCode == "invalid_url")
+        #expect(try await daemon.get(daemon.thumbnailPath("not a url")).problemCode == "invalid_url")
+        let long = "http://127.0.0.1/" + String(repeating: "a", count: 3000)
+        let reply = try await daemon.get(daemon.thumbnailPath(long))
+        #expect(reply.status == 400)
+        #expect(reply.problemCode == "invalid_parameter")
+        #expect(try await daemon.get("/no/such/route").problemCode == "not_found")
+        try await daemon.stop()
+    }
+}
