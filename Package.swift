@@ -129,6 +129,7 @@ let package = Package(
             path: "Tests/TestOrigin"
         ),
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
+        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard"]),
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
         .testTarget(
             name: "ThumbServerTests",

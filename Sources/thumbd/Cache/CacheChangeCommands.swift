@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ThumbCache
 
-struct CacheEvictCommand: ParsableCommand {
+struct CacheEvictCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evict",
         abstract: "Remove every cached variant (and the original) of a URL. Refused while a daemon owns the cache."
@@ -13,7 +13,8 @@ struct CacheEvictCommand: ParsableCommand {
     @Argument(help: "The image URL.")
     var url: String
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         let normalized = try normalizedURL(url)
         try CacheCommandFailure.run {
             let cache = try options.openForChanging()
@@ -28,7 +29,7 @@ struct CacheEvictCommand: ParsableCommand {
     }
 }
 
-struct CacheClearCommand: ParsableCommand {
+struct CacheClearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear",
         abstract: "Remove every entry. Refused while a daemon owns the cache."
@@ -36,7 +37,8 @@ struct CacheClearCommand: ParsableCommand {
 
     @OptionGroup var options: CacheOptions
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         try CacheCommandFailure.run {
             let cache = try options.openForChanging()
             defer { cache.close() }
@@ -53,7 +55,7 @@ struct CacheClearCommand: ParsableCommand {
     }
 }
 
-struct CacheVerifyCommand: ParsableCommand {
+struct CacheVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check every file against its checksum and the index against the files.",
@@ -65,7 +67,8 @@ struct CacheVerifyCommand: ParsableCommand {
     @Flag(help: "Fix what is found: drop damaged entries, remove stray files, rewrite metadata. Needs the cache to itself.")
     var repair = false
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         try CacheCommandFailure.run {
             let cache = try repair ? options.openForChanging() : options.openForReading()
             defer { cache.close() }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ThumbCache
+import ThumbdConfig
 
 /// `thumbd cache …`: look into the thumbnail cache, and change it when no daemon owns it.
 struct CacheCommand: AsyncParsableCommand {
@@ -30,10 +31,33 @@ struct CacheOptions: ParsableArguments {
     @Option(name: .customLong("cache-dir"), help: "The cache directory (default: $THUMBD_CACHE_DIR, $XDG_CACHE_HOME/thumbd, ~/.cache/thumbd).")
     var cacheDirectory: String?
 
+    @Option(name: .long, help: ArgumentHelp("The daemon's YAML configuration (default: $THUMBD_CONFIG), for its cache.dir.", valueName: "FILE"))
+    var config: String?
+
     @Flag(help: "Print JSON for tools instead of tables.")
     var json = false
 
-    var location: (url: URL, source: CacheLocation.Source) { CacheLocation.resolution(explicit: cacheDirectory) }
+    /// The cache directory the configuration (file and THUMBD_* variables) names; set by `loadConfiguration`.
+    var configured: (url: URL, source: CacheLocation.Source)?
+
+    enum CodingKeys: String, CodingKey {
+        case cacheDirectory, config, json
+    }
+
+    var location: (url: URL, source: CacheLocation.Source) {
+        if cacheDirectory != nil || configured == nil { return CacheLocation.resolution(explicit: cacheDirectory) }
+        return configured!
+    }
+
+    /// Reads the same settings as `thumbd serve`, so the commands find the daemon's cache.
+    mutating func loadConfiguration() async throws {
+        do {
+            configured = try await ThumbdConfiguration.load(file: config).cacheLocation
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
 
     /// Read-only: works beside a running owner, changes nothing.
     func openForReading() throws -> DiskCache {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ThumbCache
 
-struct CacheListCommand: ParsableCommand {
+struct CacheListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List cached entries, largest, oldest, most used or most recently used first."
@@ -43,7 +43,8 @@ struct CacheListCommand: ParsableCommand {
         guard offset >= 0 else { throw ValidationError("--offset cannot be negative.") }
     }
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         try CacheCommandFailure.run {
             let cache = try options.openForReading()
             defer { cache.close() }
@@ -65,7 +66,7 @@ struct CacheListCommand: ParsableCommand {
     }
 }
 
-struct CacheShowCommand: ParsableCommand {
+struct CacheShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Every cached variant of one URL: size, dates, hits, validators, file."
@@ -76,7 +77,8 @@ struct CacheShowCommand: ParsableCommand {
     @Argument(help: "The image URL (normalized as the cache keys it).")
     var url: String
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         let normalized = try normalizedURL(url)
         try CacheCommandFailure.run {
             let cache = try options.openForReading()

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ThumbCache
 
-struct CachePathCommand: ParsableCommand {
+struct CachePathCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
         abstract: "Print the absolute path of a cached file, for other programs to read.",
@@ -31,7 +31,8 @@ struct CachePathCommand: ParsableCommand {
     @Flag(help: "The cached original (the downloaded source) instead of thumbnails.")
     var original = false
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         let normalized = try normalizedURL(url)
         try CacheCommandFailure.run {
             let cache = try options.openForReading()

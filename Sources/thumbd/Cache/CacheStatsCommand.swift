@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ThumbCache
 
-struct CacheStatsCommand: ParsableCommand {
+struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Entries and bytes per tier against their limits, hit ratio, ages, top hosts, a size histogram."
@@ -10,7 +10,8 @@ struct CacheStatsCommand: ParsableCommand {
 
     @OptionGroup var options: CacheOptions
 
-    func run() throws {
+    mutating func run() async throws {
+        try await options.loadConfiguration()
         try CacheCommandFailure.run {
             let cache = try options.openForReading()
             defer { cache.close() }
