@@ -37,10 +37,12 @@ public final class CPUPool: Sendable {
         self.depth = depth
         for index in 0..<threadCount {
             let thread = Thread { [self] in
+                // Named from inside: on Linux a name set before start does not reach the kernel,
+                // and `top -H` should show which threads are the pool.
+                Thread.current.name = "thumbd-cpu-\(index)"
                 if niceness != 0 { Self.lowerPriority(by: niceness) }
                 workLoop()
             }
-            thread.name = "thumbd-cpu-\(index)"
             thread.start()
         }
     }
