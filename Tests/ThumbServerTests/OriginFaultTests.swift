@@ -23,7 +23,7 @@ struct OriginFaultTests {
               status: 502, code: "origin_truncated"),
         Fault(name: "a body over the cap (announced)", route: .sized(length: 3_000_000, contentType: "image/jpeg"),
               status: 413, code: "origin_too_large"),
-        Fault(name: "a body over the cap (streamed, no length)", route: .endless(chunk: 64 * 1024), status: 413, code: "origin_too_large"),
+        Fault(name: "a body over the cap (streamed, no length)", route: .endless(chunk: 256 * 1024), status: 413, code: "origin_too_large"),
         Fault(name: "a redirect loop", route: .redirect(to: "/fault"), status: 502, code: "too_many_redirects"),
         Fault(name: "a redirect to the metadata address", route: .redirect(to: "http://169.254.169.254/latest/meta-data/"),
               status: 403, code: "destination_blocked"),
@@ -40,7 +40,7 @@ struct OriginFaultTests {
         let origin = try await TestOrigin.start(routes: ["/fault": fault.route])
         let daemon = try await TestDaemon.start {
             $0.download.maxBytes = 1_000_000
-            $0.download.totalTimeout = .seconds(1)
+            $0.download.totalTimeout = .seconds(2)
         }
         let reply = try await daemon.get(daemon.thumbnailPath(origin.url("/fault")))
         #expect(reply.status == fault.status)
