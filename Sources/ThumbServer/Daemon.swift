@@ -35,9 +35,12 @@ public final class Daemon: Sendable {
 
     /// Serves until SIGTERM/SIGINT (or `stop()`); `onListening` gets the bound port (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let router = makeRouter()
+        let thumbnails = ThumbnailRoute(pipeline: pipeline, settings: settings.server, metrics: metrics)
+        let router = makeRouter(thumbnails: thumbnails)
+        let observe = requestObserver()
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ThumbnailFastPath(route: thumbnails, observe: observe)])),
             configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
@@ -59,11 +62,20 @@ public final class Daemon: Sendable {
         await running?.triggerGracefulShutdown()
     }
 
-    func makeRouter() -> Router<BasicRequestContext> {
+    /// The access log and duration histogram for requests the fast path answers.
+    private func requestObserver() -> ThumbnailFastPath.Observer {
+        let (metrics, logger, accessLog) = (metrics, logger, settings.server.accessLog)
+        return { path, status, tier, start in
+            let elapsed = ContinuousClock.now - start
+            metrics.recordRequest(route: 0, status: status, duration: elapsed)
+            if accessLog { RequestLog.line(logger, method: "GET", path: path, status: status, elapsed: elapsed, cache: tier, code: nil) }
+        }
+    }
+
+    func makeRouter(thumbnails: ThumbnailRoute) -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: settings.server.accessLog,
                                                     retryAfter: settings.server.retryAfterSeconds))
-        let thumbnails = ThumbnailRoute(pipeline: pipeline, settings: settings.server, metrics: metrics)
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
         router.get("/v1/cache/stats") { _, _ in try cacheRoutes.stats() }

@@ -6,34 +6,37 @@ import ThumbPipeline
 
 /// `GET /v1/thumbnail`: a fresh cache hit is answered on the spot; anything else joins the job
 /// that makes it, and leaves it if the client disconnects first.
+///
+/// Fresh hits usually never get here: `ThumbnailFastPath` answers them inside the connection's
+/// NIO pipeline. This route serves what the fast path passes on (misses, stale entries, errors,
+/// pipelined requests), with the same parsing and the same headers.
 struct ThumbnailRoute: Sendable {
     let pipeline: ThumbnailPipeline
     let settings: ServerSettings
-    let signer: URLSigner?
     let metrics: ServerMetrics
+    let queries: ThumbnailQueryMemo
     private let cacheControl: String
 
     init(pipeline: ThumbnailPipeline, settings: ServerSettings, metrics: ServerMetrics) {
         self.pipeline = pipeline
         self.settings = settings
-        signer = settings.signingKey.map(URLSigner.init(key:))
         self.metrics = metrics
+        queries = ThumbnailQueryMemo(settings: settings)
         cacheControl = "public, max-age=\(settings.cacheMaxAgeSeconds)"
     }
 
     func handle(_ request: Request) async throws -> Response {
-        let query = try ThumbnailQuery(QueryParameters(request.uri.query), settings: settings, signer: signer)
-        let spec = query.spec(accept: request.headers[.accept])
-        let key = CacheKey(url: query.url, variant: spec.variant)
-        let result: PipelineResult
+        let parsed = try queries.parse(request.uri.query)
+        let key = parsed.key(accept: request.headers[.accept])
         let hit = pipeline.cache.get(key)
+        let result: PipelineResult
         if let hit, !hit.isStale {
             result = PipelineResult(hit)
         } else {
             do {
                 // A client that goes away cancels this wait (and the job, if no one else waits for it).
                 result = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await pipeline.make(key, spec: spec, priority: .interactive, stale: hit)
+                    try await pipeline.make(key, spec: parsed.spec(for: key), priority: .interactive, stale: hit)
                 }
             } catch is CancellationError {
                 throw CancellationError()
@@ -44,18 +47,35 @@ struct ThumbnailRoute: Sendable {
             }
         }
         metrics.served(result.source)
-        var response = response(result, request: request, variesByAccept: query.format == .auto)
+        var (status, headers) = head(result, ifNoneMatch: request.headers[.ifNoneMatch], variesByAccept: parsed.variesByAccept)
         // Watching for the client going away consumes the connection's request stream, so the
-        // server closes the connection after this response; saying so keeps clients from
-        // sending their next request on it.
-        if hit == nil || hit?.isStale == true { response.headers[.connection] = "close" }
-        return response
+        // server closes the connection after this response; saying so keeps clients from sending
+        // their next request on it.
+        if hit == nil || hit?.isStale == true { headers[.connection] = "close" }
+        guard status == .ok else { return Response(status: status, headers: headers) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
     }
 
-    private func response(_ result: PipelineResult, request: Request, variesByAccept: Bool) -> Response {
+    /// A fresh cache hit for `request` as a ready response, or nil when the request needs the full
+    /// route (a miss, a stale entry, a bad parameter: the route makes the error document).
+    func freshHit(path: String, headers: HTTPFields) -> (HTTPResponse, ByteBuffer?)? {
+        let query = path.firstIndex(of: "?").map { String(path[path.index(after: $0)...]) }
+        guard let parsed = try? queries.parse(query) else { return nil }
+        guard let hit = pipeline.cache.get(parsed.key(accept: headers[.accept])), !hit.isStale else { return nil }
+        let result = PipelineResult(hit)
+        metrics.served(result.source)
+        var (status, fields) = head(result, ifNoneMatch: headers[.ifNoneMatch], variesByAccept: parsed.variesByAccept)
+        // What the framework adds to its own responses.
+        fields[.date] = HTTPDate.now
+        fields[.server] = "thumbd"
+        return (HTTPResponse(status: status, headerFields: fields), status == .ok ? ByteBuffer(bytes: result.bytes) : nil)
+    }
+
+    /// The status (200, or 304 for a matching If-None-Match) and headers for `result`.
+    func head(_ result: PipelineResult, ifNoneMatch: String?, variesByAccept: Bool) -> (HTTPResponse.Status, HTTPFields) {
         let etag = "\"\(result.checksum.prefix(32))\""
         var headers = HTTPFields()
-        headers.reserveCapacity(6)
+        headers.reserveCapacity(9)
         headers[.contentType] = result.contentType
         headers[.eTag] = etag
         headers[.cacheControl] = cacheControl
@@ -63,10 +83,9 @@ struct ThumbnailRoute: Sendable {
         if variesByAccept { headers[.vary] = "Accept" }
         if result.revalidated { headers[.xCacheRevalidated] = "304" }
         if result.servedStale { headers[.staleWarning] = "110 thumbd \"Response is Stale\"" }
-        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag) { return (.notModified, headers) }
+        headers[.contentLength] = String(result.bytes.count)
+        return (.ok, headers)
     }
 
     /// RFC 9110 weak comparison over a list of tags, or `*`.

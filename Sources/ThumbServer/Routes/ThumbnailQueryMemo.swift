@@ -1,0 +1,52 @@
+import Synchronization
+import ThumbCache
+import ThumbPipeline
+
+/// Validated thumbnail queries by their raw text. Parsing (percent-decoding, URL normalization,
+/// signature check, the key's SHA-256) costs more than serving a hit from memory, and hot
+/// thumbnails are asked for with the same query again and again, so each distinct query is parsed
+/// once. Only valid queries are kept; the table is emptied when it reaches its size.
+final class ThumbnailQueryMemo: Sendable {
+    struct Parsed: Sendable {
+        let query: ThumbnailQuery
+        /// The key for clients whose Accept does not take WebP (or any client, for explicit formats).
+        let plainKey: CacheKey
+        /// `format=auto` for clients that accept WebP.
+        let webpKey: CacheKey?
+
+        var variesByAccept: Bool { webpKey != nil }
+
+        func key(accept: String?) -> CacheKey {
+            guard let webpKey, let accept, accept.contains("webp"), ThumbnailQuery.acceptsWebP(accept) else { return plainKey }
+            return webpKey
+        }
+
+        func spec(for key: CacheKey) -> ThumbnailSpec {
+            query.spec(accept: key == webpKey ? "image/webp" : nil)
+        }
+    }
+
+    private let settings: ServerSettings
+    private let signer: URLSigner?
+    private let table = Mutex<[String: Parsed]>([:])
+    static let capacity = 20_000
+
+    init(settings: ServerSettings) {
+        self.settings = settings
+        signer = settings.signingKey.map(URLSigner.init(key:))
+    }
+
+    func parse(_ rawQuery: String?) throws -> Parsed {
+        let raw = rawQuery ?? ""
+        if let known = table.withLock({ $0[raw] }) { return known }
+        let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
+        let plain = query.spec(accept: nil)
+        let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: plain.variant),
+                            webpKey: query.format == .auto ? CacheKey(url: query.url, variant: query.spec(accept: "image/webp").variant) : nil)
+        table.withLock { table in
+            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
+            table[raw] = parsed
+        }
+        return parsed
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import TestOrigin
+import Testing
+
+@Suite("Hits answered in the connection pipeline keep HTTP's order and semantics")
+struct FastPathTests {
+    @Test("Pipelined requests are answered in order: a miss, then a hit on the same connection")
+    func pipelinedOrder() async throws {
+        let origin = try await TestOrigin.start(routes: [
+            "/slow.jpg": .image(Images.jpeg, latency: .milliseconds(300)), "/fast.jpg": .image(Images.otherJPEG),
+        ])
+        let daemon = try await TestDaemon.start()
+        let fast = daemon.thumbnailPath(origin.url("/fast.jpg"))
+        let slow = daemon.thumbnailPath(origin.url("/slow.jpg"))
+        #expect(try await daemon.get(fast).header("x-cache") == "miss")
+        // The hit (second) must not overtake the miss (first), though it could be answered at once.
+        let request = "GET \(slow) HTTP/1.1\r\nHost: t\r\n\r\nGET \(fast) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+        let raw = try await RawHTTP.exchange(port: daemon.port, request)
+        let heads = raw.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(400) }
+        #expect(heads.count >= 1)
+        #expect(heads.first?.contains("X-Cache: miss") == true, "\(heads)")
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A hit with Connection: close is answered, then the connection closes; 304 has no body")
+    func connectionCloseAndNotModified() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
+        let daemon = try await TestDaemon.start()
+        let path = daemon.thumbnailPath(origin.url("/p.jpg"))
+        let first = try await daemon.get(path)
+        let etag = try #require(first.header("etag"))
+        let raw = try await RawHTTP.exchange(port: daemon.port, "GET \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(raw.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(raw.contains("X-Cache: memory"))
+        #expect(raw.contains("Date: "))
+        #expect(raw.utf8.count > first.body.count)
+        let notModified = try await RawHTTP.exchange(port: daemon.port,
+                                                     "GET \(path) HTTP/1.1\r\nHost: t\r\nIf-None-Match: \(etag)\r\nConnection: close\r\n\r\n")
+        #expect(notModified.hasPrefix("HTTP/1.1 304 Not Modified"))
+        #expect(notModified.hasSuffix("\r\n\r\n"), "a 304 carries no body")
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+}
+
+/// Writes raw bytes to the daemon and reads until it closes the connection.
+enum RawHTTP {
+    static func exchange(port: Int, _ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+        try await Task.detached {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw TestFailure("socket failed") }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw TestFailure("connect failed") }
+            var seconds = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+            let bytes = Array(text.utf8)
+            guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw TestFailure("send failed") }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received.append(contentsOf: buffer[0..<count])
+            }
+            return String(decoding: received, as: UTF8.self)
+        }.value
+    }
+}
