@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ChildProcess
+import Foundation
+
+/// A server the benchmark started and talks to on 127.0.0.1.
+struct BenchServer {
+    var process: BenchServeProcess
+    var port: Int
+
+    /// Waits until `path` answers 200, or fails with the server's last words if it ends first.
+    func waitUntilReady(path: String, timeout: Double = 60) throws {
+        let deadline = BenchStats.now() + timeout
+        while true {
+            if let response = try? BenchHTTP.get(port: port, path: path, timeout: 5), response.status == 200 { return }
+            guard process.isRunning else {
+                throw ValidationErrorMessage("\(process.name) ended (exit status \(process.exitStatus ?? -1)) before it answered:\n"
+                                             + process.stderrTail())
+            }
+            guard BenchStats.now() < deadline else {
+                throw ValidationErrorMessage("\(process.name) did not answer \(path) on port \(port) within \(Int(timeout)) s:\n"
+                                             + process.stderrTail())
+            }
+            usleep(50_000)
+        }
+    }
+}
+
+/// The photos' origin: `python3 -m http.server` on 127.0.0.1 over the corpus folder.
+enum BenchOrigin {
+    static func start(python: String, directory: String, logs: String) throws -> BenchServer {
+        let port = try BenchProc.freePort()
+        let process = try BenchServeProcess(
+            name: "origin (python3 -m http.server)", program: python,
+            arguments: ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory],
+            environment: ProcessInfo.processInfo.environment, stdoutPath: (logs as NSString).appendingPathComponent("origin.log"))
+        let server = BenchServer(process: process, port: port)
+        try server.waitUntilReady(path: "/")
+        return server
+    }
+}
+
+/// `thumbd serve` as a child, configured only through THUMBD_* variables.
+enum BenchDaemon {
+    /// The settings every daemon of the benchmark gets: loopback origin allowed, access log off.
+    static func environment(port: Int, cacheDirectory: String, extra: [String: String]) -> [String: String] {
+        // The caller's own THUMBD_* settings (a config file, limits) must not change what is measured.
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("THUMBD_") }
+        environment["THUMBD_LISTEN"] = "127.0.0.1:\(port)"
+        environment["THUMBD_CACHE_DIR"] = cacheDirectory
+        environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.0/8"
+        environment["THUMBD_SERVER_ACCESS_LOG"] = "false"
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    static func start(executable: String, name: String, cacheDirectory: String, extra: [String: String], logs: String) throws -> BenchServer {
+        let port = try BenchProc.freePort()
+        try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+        let process = try BenchServeProcess(
+            name: "thumbd serve (\(name))", program: executable, arguments: ["serve"],
+            environment: environment(port: port, cacheDirectory: cacheDirectory, extra: extra),
+            stdoutPath: (logs as NSString).appendingPathComponent("thumbd-\(name).log"))
+        let server = BenchServer(process: process, port: port)
+        try server.waitUntilReady(path: "/healthz")
+        return server
+    }
+}
+
+/// nginx serving the thumbnails as static files, with a configuration written for the run.
+enum BenchNginx {
+    static let installHint = "apt-get install nginx (or nginx-light; make bench-deps)"
+
+    static func version(executable: String) -> String? {
+        guard let run = try? ChildProcess.run(executable, ["-v"], timeoutSeconds: 10) else { return nil }
+        let text = (run.stderrText + run.stdoutText).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.components(separatedBy: "nginx/").last.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The whole configuration: one worker per core, no access log, sendfile, keep-alive, and every
+    /// path nginx writes (pid, error log, temp folders) inside `directory`, so it runs unprivileged.
+    static func configuration(directory: String, root: String, port: Int, workers: Int) -> String {
+        let temp = (directory as NSString).appendingPathComponent("temp")
+        // As root, nginx hands its workers to `nobody` unless told otherwise; the files are world-readable.
+        return """
+            worker_processes \(workers);
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log warn;
+            events { worker_connections 4096; }
+            http {
+              access_log off;
+              sendfile on;
+              tcp_nopush on;
+              tcp_nodelay on;
+              keepalive_timeout 65;
+              keepalive_requests 1000000;
+              client_body_temp_path \(temp)/client;
+              proxy_temp_path \(temp)/proxy;
+              fastcgi_temp_path \(temp)/fastcgi;
+              uwsgi_temp_path \(temp)/uwsgi;
+              scgi_temp_path \(temp)/scgi;
+              types { image/jpeg jpg; image/png png; image/webp webp; }
+              default_type application/octet-stream;
+              server {
+                listen 127.0.0.1:\(port);
+                root \(root);
+                location / { }
+              }
+            }
+
+            """
+    }
+
+    static func start(executable: String, root: String, directory: String, workers: Int) throws -> BenchServer {
+        let port = try BenchProc.freePort()
+        try FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("temp"),
+                                                withIntermediateDirectories: true)
+        let file = (directory as NSString).appendingPathComponent("nginx.conf")
+        try configuration(directory: directory, root: root, port: port, workers: workers).write(toFile: file, atomically: true, encoding: .utf8)
+        // -e: the error log from the first moment (before the configuration is read), not /var/log/nginx.
+        let process = try BenchServeProcess(
+            name: "nginx", program: executable,
+            arguments: ["-p", directory, "-e", (directory as NSString).appendingPathComponent("error.log"),
+                        "-c", file, "-g", "daemon off;"],
+            environment: ProcessInfo.processInfo.environment,
+            stdoutPath: (directory as NSString).appendingPathComponent("stdout.log"))
+        return BenchServer(process: process, port: port)
+    }
+}
