@@ -12,12 +12,12 @@ CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
 BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev
-# The benchmark's peers (optional; `make bench` installs them).
-BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs
+# The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
+BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps bench-deps bench asan-broken tsan-cache clean
+.PHONY: run test build release deps bench-deps bench bench-serve asan-broken tsan-cache clean
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -56,6 +56,11 @@ bench-deps: deps
 # The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.
 bench: bench-deps release
 	.build/release/thumbd bench --corpus $(CORPORA)/photos --large $(CORPORA)/large --size 200
+
+# The daemon's serving figures against nginx (hits/s, p99 under a miss storm, RSS over 5 minutes).
+# BENCH_SERVE_ARGS="--rss-duration 60" for a quicker run.
+bench-serve: bench-deps release
+	.build/release/thumbd bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
 
 # The hostile-file suites under AddressSanitizer (separate build folder; slow, not part of CI). Leak
 # detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass 1 GiB.
