@@ -94,8 +94,15 @@ struct BenchServeResults: Encodable {
         var endRSSBytes: Int
         var maxRSSBytes: Int
         var peakRSSBytes: Int?
-        /// (end - warm-up) / warm-up.
+        /// Median RSS of the samples from 20% to 30% of the run, and of the last 10%.
+        var earlyMedianRSSBytes: Int
+        var lateMedianRSSBytes: Int
+        /// (late median - early median) / early median: the figure held to the target.
         var growthPercent: Double
+        /// The same, less what the memory tier's own bytes grew by (a tier still filling is not a leak).
+        var growthBeyondMemoryTierPercent: Double
+        /// (end - warm-up) / warm-up, single samples.
+        var endGrowthPercent: Double
         /// (max after warm-up - warm-up) / warm-up.
         var maxGrowthPercent: Double
         /// Least-squares slope of RSS after warm-up.
@@ -214,10 +221,12 @@ struct BenchServeResults: Encodable {
             return [TextTable.fixed(s.seconds, 0), mib(Double(s.rssBytes)), mib(s.memoryTierBytes), mib(s.diskTierBytes),
                     s.responses.map { String(format: "%.0f", $0) } ?? "-"]
         }))
-        out.append("  after warm-up (t = \(TextTable.fixed(r.warmupSeconds, 0)) s): \(mib(Double(r.warmupRSSBytes))) MiB; end \(mib(Double(r.endRSSBytes))) MiB;"
-                   + " max after warm-up \(mib(Double(r.maxRSSBytes))) MiB; growth \(TextTable.fixed(r.growthPercent, 1))% (max \(TextTable.fixed(r.maxGrowthPercent, 1))%)"
-                   + (r.slopeMiBPerMinute.map { "; trend \(TextTable.fixed($0, 2)) MiB/min" } ?? "")
+        out.append("  after warm-up (t = \(TextTable.fixed(r.warmupSeconds, 0)) s): \(mib(Double(r.warmupRSSBytes))) MiB; end \(mib(Double(r.endRSSBytes))) MiB"
+                   + " (\(TextTable.fixed(r.endGrowthPercent, 1))%); max after warm-up \(mib(Double(r.maxRSSBytes))) MiB (\(TextTable.fixed(r.maxGrowthPercent, 1))%)"
                    + (r.peakRSSBytes.map { "; VmHWM \(mib(Double($0))) MiB" } ?? ""))
+        out.append("  median of 20-30% of the run \(mib(Double(r.earlyMedianRSSBytes))) MiB, of the last 10% \(mib(Double(r.lateMedianRSSBytes))) MiB:"
+                   + " growth \(TextTable.fixed(r.growthPercent, 1))%, \(TextTable.fixed(r.growthBeyondMemoryTierPercent, 1))% beyond the memory tier's own growth"
+                   + (r.slopeMiBPerMinute.map { "; trend after warm-up \(TextTable.fixed($0, 2)) MiB/min" } ?? ""))
         if let hits = r.hits, let misses = r.misses {
             out.append("  load: hits \(String(format: "%.0f", hits.requestsPerSecond)) req/s (p99 \(ms(hits.latencyMs.p99)) ms),"
                        + " misses \(String(format: "%.1f", misses.requestsPerSecond)) req/s; errors \(hits.socketErrors + hits.statusErrors + misses.socketErrors + misses.statusErrors)")
