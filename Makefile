@@ -1,5 +1,5 @@
 # thumbd — the two commands a new machine needs:
-#   make run    install missing system libraries, build (release), run thumbd
+#   make run    install missing system libraries, build (release), start the daemon (thumbd serve)
 #   make test   install missing system libraries, build, run the whole test suite
 #
 # System libraries come from Debian's packages, installed with apt-get when missing
@@ -7,7 +7,7 @@
 
 SWIFT       ?= swift
 BUILD_FLAGS ?=
-ARGS        ?= --help
+ARGS        ?= serve
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
