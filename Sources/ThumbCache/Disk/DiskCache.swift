@@ -368,7 +368,8 @@ public final class DiskCache: Sendable {
             } catch {
                 throw .readFailed(path: path, reason: error.reason)
             }
-            if bytes.count != record.size || (limits.verifyOnRead && Hash256.of(bytes) != record.checksum) {
+            let checks = limits.verifyOnRead && !record.verified
+            if bytes.count != record.size || (checks && Hash256.of(bytes) != record.checksum) {
                 let reason = bytes.count != record.size
                     ? "its file has \(bytes.count) bytes, the index says \(record.size)" : "its file does not match its checksum"
                 if dropIfUnchanged(record, reason: reason) { return nil }
@@ -377,6 +378,7 @@ public final class DiskCache: Sendable {
             let now = clock.seconds
             let touched = state.withLock { s -> DiskEntryRecord? in
                 guard s.table[id]?.generation == record.generation, let touched = s.table.touch(id, now: now) else { return nil }
+                if checks { _ = s.table.update(id) { $0.verified = true } }
                 s.dirty.insert(id)
                 s.pendingHits += 1
                 s.counters.hits += 1

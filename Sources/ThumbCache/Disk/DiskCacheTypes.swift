@@ -33,8 +33,9 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
     /// ETag and Last-Modified so the caller can revalidate and then `refresh` them.
     public var ttl: Duration
     public var fsync: FsyncPolicy
-    /// Checksum every file read from disk against the index (SHA-256, about 20 µs per 30 KB), so
-    /// a damaged file is dropped, not served.
+    /// Checksum each file against the index (SHA-256, about 20 µs per 30 KB) the first time this
+    /// process reads it, so a damaged file is dropped, not served. Files are immutable once
+    /// renamed into place, so later hits on the same file skip the hash.
     public var verifyOnRead: Bool
     /// Hits update last-access times and hit counts in memory at once (LRU order is always
     /// exact); the index is written in one batch when this many hits are pending …

@@ -16,6 +16,10 @@ struct DiskEntryRecord: Sendable, Equatable {
     /// Set by the table on insert: tells a reader that read a file outside the lock whether the
     /// entry it saw is still the one in the table.
     var generation: UInt64 = 0
+    /// This process has read the file and found its checksum right. Entry files are never
+    /// rewritten in place (a new version is a new file renamed over), so one check per file per
+    /// process catches damage from before the start, and later hits skip hashing the bytes.
+    var verified = false
 
     var kind: Int { isOriginal ? 1 : 0 }
 }
