@@ -5,12 +5,15 @@ import Synchronization
 enum HTTPDate {
     private static let cache = Mutex<(second: Int, text: String)>((0, ""))
 
-    static var now: String {
-        let second = Int(Date().timeIntervalSince1970)
-        if let text = cache.withLock({ $0.second == second ? $0.text : nil }) { return text }
+    /// The current second and its header text.
+    static var current: (second: Int, text: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        let second = now.tv_sec
+        if let text = cache.withLock({ $0.second == second ? $0.text : nil }) { return (second, text) }
         let text = format(Date(timeIntervalSince1970: Double(second)))
         cache.withLock { $0 = (second, text) }
-        return text
+        return (second, text)
     }
 
     static func format(_ date: Date) -> String {

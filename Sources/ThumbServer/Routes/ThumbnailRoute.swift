@@ -15,6 +15,7 @@ struct ThumbnailRoute: Sendable {
     let settings: ServerSettings
     let metrics: ServerMetrics
     let queries: ThumbnailQueryMemo
+    private let prepared = PreparedHits()
     private let cacheControl: String
 
     init(pipeline: ThumbnailPipeline, settings: ServerSettings, metrics: ServerMetrics) {
@@ -61,14 +62,25 @@ struct ThumbnailRoute: Sendable {
     func freshHit(path: String, headers: HTTPFields) -> (HTTPResponse, ByteBuffer?)? {
         let query = path.firstIndex(of: "?").map { String(path[path.index(after: $0)...]) }
         guard let parsed = try? queries.parse(query) else { return nil }
-        guard let hit = pipeline.cache.get(parsed.key(accept: headers[.accept])), !hit.isStale else { return nil }
-        let result = PipelineResult(hit)
-        metrics.served(result.source)
-        var (status, fields) = head(result, ifNoneMatch: headers[.ifNoneMatch], variesByAccept: parsed.variesByAccept)
+        let key = parsed.key(accept: headers[.accept])
+        guard let hit = pipeline.cache.get(key), !hit.isStale else { return nil }
+        metrics.served(hit.tier == .memory ? .memory : .disk)
+        let ifNoneMatch = headers[.ifNoneMatch]
+        let (second, date) = HTTPDate.current
+        // The tier is part of the head (X-Cache), so only memory hits reuse a prepared one.
+        let reusable = ifNoneMatch == nil && hit.tier == .memory
+        if reusable, let prepared = prepared.lookup(key, checksum: hit.checksum, second: second) {
+            return (prepared.response, prepared.body)
+        }
+        var (status, fields) = head(PipelineResult(hit), ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept)
         // What the framework adds to its own responses.
-        fields[.date] = HTTPDate.now
+        fields[.date] = date
         fields[.server] = "thumbd"
-        return (HTTPResponse(status: status, headerFields: fields), status == .ok ? ByteBuffer(bytes: result.bytes) : nil)
+        let response = HTTPResponse(status: status, headerFields: fields)
+        guard status == .ok else { return (response, nil) }
+        let body = ByteBuffer(bytes: hit.bytes)
+        if reusable { prepared.store(key, .init(checksum: hit.checksum, second: second, response: response, body: body)) }
+        return (response, body)
     }
 
     /// The status (200, or 304 for a matching If-None-Match) and headers for `result`.
