@@ -121,18 +121,19 @@ public final class TwoTierCache: Sendable {
                             checksum: Hash256.of(bytes).hex, validated: nil)
         }
         guard let disk else { return nil }
-        let hit: DiskHit?
-        do { hit = try disk.lookup(key) } catch {
+        let hit: DiskContent?
+        do { hit = try disk.content(key) } catch {
             report(error)
             return nil
         }
         guard let hit else { return nil }
-        let validated = hit.entry.validated.timeIntervalSince1970
-        remember(Metadata(key: key, validated: validated, validators: hit.entry.validators, contentType: hit.entry.contentType,
-                          checksum: hit.entry.checksum))
-        memory.set(key, hit.bytes)
-        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: isStale(validated, clock.seconds), validators: hit.entry.validators,
-                        contentType: hit.entry.contentType, checksum: hit.entry.checksum, validated: hit.entry.validated)
+        if hit.bytes.count <= memory.maxEntryBytes, memory.limits.maxEntries > 0 {
+            remember(Metadata(key: key, validated: hit.validated, validators: hit.validators, contentType: hit.contentType,
+                              checksum: hit.checksum))
+            memory.set(key, hit.bytes)
+        }
+        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: hit.isStale, validators: hit.validators,
+                        contentType: hit.contentType, checksum: hit.checksum, validated: Date(timeIntervalSince1970: hit.validated))
     }
 
     /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to

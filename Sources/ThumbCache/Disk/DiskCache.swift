@@ -347,6 +347,27 @@ public final class DiskCache: Sendable {
     public func lookup(_ key: CacheKey) throws(CacheError) -> DiskHit? {
         guard let id = Hash256(hex: key.digest) else { return nil }
         if mode == .readOnly { return try readOnlyLookup(key, id: id) }
+        guard let (bytes, record, stale) = try ownerLookup(id) else { return nil }
+        return DiskHit(bytes: bytes, entry: entry(key: key, record: record), isStale: stale)
+    }
+
+    /// `lookup` without the listing's `CacheEntry` (its file URL and dates cost more than reading
+    /// a small file from the page cache): what serving a hit needs.
+    public func content(_ key: CacheKey) throws(CacheError) -> DiskContent? {
+        guard let id = Hash256(hex: key.digest) else { return nil }
+        if mode == .readOnly {
+            return try readOnlyLookup(key, id: id).map { hit in
+                DiskContent(bytes: hit.bytes, checksum: hit.entry.checksum, contentType: hit.entry.contentType,
+                            validators: hit.entry.validators, validated: hit.entry.validated.timeIntervalSince1970, isStale: hit.isStale)
+            }
+        }
+        guard let (bytes, record, stale) = try ownerLookup(id) else { return nil }
+        return DiskContent(bytes: bytes, checksum: record.checksum.hex, contentType: record.contentType,
+                           validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
+                           validated: record.validated, isStale: stale)
+    }
+
+    private func ownerLookup(_ id: Hash256) throws(CacheError) -> ([UInt8], DiskEntryRecord, Bool)? {
         for _ in 0..<3 {
             let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
                 guard !s.closed else { throw CacheError.closed }
@@ -387,7 +408,7 @@ public final class DiskCache: Sendable {
             }
             guard let touched else { continue }
             flushIfDue()
-            return DiskHit(bytes: bytes, entry: entry(key: key, record: touched), isStale: isStale(validated: touched.validated, now: now))
+            return (bytes, touched, isStale(validated: touched.validated, now: now))
         }
         return nil
     }

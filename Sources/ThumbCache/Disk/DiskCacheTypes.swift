@@ -194,6 +194,18 @@ public struct DiskHit: Sendable {
     public let isStale: Bool
 }
 
+/// What serving a disk hit needs (`DiskCache.content`).
+public struct DiskContent: Sendable {
+    public let bytes: [UInt8]
+    /// SHA-256 hex.
+    public let checksum: String
+    public let contentType: String?
+    public let validators: CacheValidators
+    /// Unix seconds when the bytes were stored or last revalidated.
+    public let validated: Double
+    public let isStale: Bool
+}
+
 /// Orders for `DiskCache.entries(sortedBy:…)`.
 public enum CacheEntryOrder: String, Sendable, CaseIterable, Codable {
     /// Largest first.
