@@ -67,10 +67,10 @@ struct ThumbnailRoute: Sendable {
         metrics.served(hit.tier == .memory ? .memory : .disk)
         let ifNoneMatch = headers[.ifNoneMatch]
         let (second, date) = HTTPDate.current
-        // The tier is part of the head (X-Cache), so only memory hits reuse a prepared one.
-        let reusable = ifNoneMatch == nil && hit.tier == .memory
-        if reusable, let prepared = prepared.lookup(key, checksum: hit.checksum, second: second) {
-            return (prepared.response, prepared.body)
+        let reusable = ifNoneMatch == nil
+        if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.checksum, second: second) {
+            // A disk hit sends the bytes it has just read; a memory hit, the buffer made for them.
+            return (prepared.response, hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes))
         }
         var (status, fields) = head(PipelineResult(hit), ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept)
         // What the framework adds to its own responses.
@@ -79,7 +79,7 @@ struct ThumbnailRoute: Sendable {
         let response = HTTPResponse(status: status, headerFields: fields)
         guard status == .ok else { return (response, nil) }
         let body = ByteBuffer(bytes: hit.bytes)
-        if reusable { prepared.store(key, .init(checksum: hit.checksum, second: second, response: response, body: body)) }
+        if reusable { prepared.store(key, .init(checksum: hit.checksum, tier: hit.tier, second: second, response: response, body: body)) }
         return (response, body)
     }
 
