@@ -14,7 +14,7 @@ struct DownloaderTests {
     static func downloader(_ configure: (inout DownloadSettings) -> Void = { _ in }) -> Downloader {
         var settings = DownloadSettings()
         settings.policy = AddressPolicy(allowNetworks: [CIDR("127.0.0.1/32")!])
-        settings.totalTimeout = .seconds(5)
+        settings.totalTimeout = .seconds(20)
         configure(&settings)
         return Downloader(settings: settings)
     }
@@ -51,7 +51,7 @@ struct DownloaderTests {
         let downloader = Self.downloader { $0.maxBytes = 256 * 1024 }
         let error = await #expect(throws: DownloadError.self) { _ = try await downloader.download(origin.url("/endless")) }
         #expect(error?.code == .originTooLarge)
-        #expect(await origin.waitForEarlyClose("/endless", timeout: .seconds(5)))
+        #expect(await origin.waitForEarlyClose("/endless", timeout: .seconds(20)))
         await downloader.shutdown()
         try await origin.shutdown()
     }
@@ -84,7 +84,7 @@ struct DownloaderTests {
         ])
         let downloader = Self.downloader { $0.maxConcurrent = 1 }
         let hold = Task { try await downloader.download(origin.url("/hold.jpg")) }
-        #expect(await origin.waitForRequests("/hold.jpg", count: 1, timeout: .seconds(5)))
+        #expect(await origin.waitForRequests("/hold.jpg", count: 1, timeout: .seconds(20)))
         let prefetch = Task { try await downloader.download(origin.url("/prefetch.jpg"), priority: PriorityCell(.prefetch)) }
         try await Task.sleep(for: .milliseconds(50))
         let interactive = Task { try await downloader.download(origin.url("/interactive.jpg"), priority: PriorityCell(.interactive)) }
@@ -101,7 +101,7 @@ struct DownloaderTests {
                                                          "/never.jpg": .image(Self.jpeg)])
         let downloader = Self.downloader { $0.maxConcurrent = 1 }
         let hold = Task { try await downloader.download(origin.url("/hold.jpg")) }
-        #expect(await origin.waitForRequests("/hold.jpg", count: 1, timeout: .seconds(5)))
+        #expect(await origin.waitForRequests("/hold.jpg", count: 1, timeout: .seconds(20)))
         let waiting = Task { try await downloader.download(origin.url("/never.jpg")) }
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()

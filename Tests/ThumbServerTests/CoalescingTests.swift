@@ -28,10 +28,10 @@ struct CoalescingTests {
         let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(20) }
         let path = daemon.thumbnailPath(origin.url("/slow.jpg"))
         let client = Task { try await daemon.get(path) }
-        #expect(await origin.waitForRequests("/slow.jpg", count: 1, timeout: .seconds(5)))
+        #expect(await origin.waitForRequests("/slow.jpg", count: 1, timeout: .seconds(20)))
         try await Task.sleep(for: .milliseconds(100))
         client.cancel()
-        #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(5)), "the origin should see its connection closed")
+        #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(20)), "the origin should see its connection closed")
         #expect(daemon.daemon.pipeline.jobsInFlight == 0)
         #expect(daemon.cache.memory.stats.entries == 0)
         try await daemon.stop()
@@ -45,7 +45,7 @@ struct CoalescingTests {
         let path = daemon.thumbnailPath(origin.url("/shared.jpg"))
         let leaving = Task { try await daemon.get(path) }
         let staying = Task { try await daemon.get(path) }
-        #expect(await origin.waitForRequests("/shared.jpg", count: 1, timeout: .seconds(5)))
+        #expect(await origin.waitForRequests("/shared.jpg", count: 1, timeout: .seconds(20)))
         try await Task.sleep(for: .milliseconds(200))
         leaving.cancel()
         let reply = try await staying.value
@@ -61,12 +61,12 @@ struct CoalescingTests {
     @Test("When every job slot is taken, a new miss gets 503 busy with Retry-After")
     func busyWhenJobsAreFull() async throws {
         let origin = try await TestOrigin.start(routes: [
-            "/a.jpg": .image(Images.jpeg, latency: .milliseconds(1500)),
+            "/a.jpg": .image(Images.jpeg, latency: .milliseconds(800)),
             "/b.jpg": .image(Images.otherJPEG),
         ])
         let daemon = try await TestDaemon.start { $0.pipeline.maxJobs = 1; $0.server.retryAfterSeconds = 2 }
         let first = Task { try await daemon.get(daemon.thumbnailPath(origin.url("/a.jpg"))) }
-        #expect(await origin.waitForRequests("/a.jpg", count: 1, timeout: .seconds(5)))
+        #expect(await origin.waitForRequests("/a.jpg", count: 1, timeout: .seconds(20)))
         let refused = try await daemon.get(daemon.thumbnailPath(origin.url("/b.jpg")))
         #expect(refused.status == 503)
         #expect(refused.problemCode == "busy")

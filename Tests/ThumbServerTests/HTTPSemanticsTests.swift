@@ -83,11 +83,11 @@ struct HTTPSemanticsTests {
         let origin = try await TestOrigin.start(routes: [
             "/p.jpg": .image(Images.jpeg, etag: "\"v1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"),
         ])
-        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .milliseconds(600) }
+        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .seconds(2) }
         let path = daemon.thumbnailPath(origin.url("/p.jpg"))
         let first = try await daemon.get(path)
         #expect(first.header("x-cache") == "miss")
-        try await Task.sleep(for: .milliseconds(900))
+        try await Task.sleep(for: .milliseconds(2500))
         let revalidated = try await daemon.get(path)
         #expect(revalidated.status == 200)
         #expect(revalidated.header("x-cache-revalidated") == "304")
@@ -113,11 +113,11 @@ struct HTTPSemanticsTests {
     @Test("A changed image behind a stale entry is fetched and made again")
     func revalidationWithNewContent() async throws {
         let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg, etag: "\"v1\"")])
-        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .milliseconds(600) }
+        let daemon = try await TestDaemon.start { $0.diskLimits.ttl = .seconds(2) }
         let path = daemon.thumbnailPath(origin.url("/p.jpg"))
         let first = try await daemon.get(path)
         origin.setRoute("/p.jpg", .image(Images.otherJPEG, etag: "\"v2\""))
-        try await Task.sleep(for: .milliseconds(900))
+        try await Task.sleep(for: .milliseconds(2500))
         let second = try await daemon.get(path)
         #expect(second.status == 200)
         #expect(second.header("x-cache") == "miss")

@@ -10,15 +10,18 @@ struct OriginFaultTests {
         let route: OriginRoute
         let status: Int
         let code: String
+        /// Short only where the timeout is the fault; elsewhere long enough for a loaded machine.
+        var timeout: Duration = .seconds(15)
         var testDescription: String { name }
     }
 
     static let faults: [Fault] = [
         Fault(name: "404", route: .status(404), status: 404, code: "origin_status"),
         Fault(name: "500", route: .status(500), status: 502, code: "origin_status"),
-        Fault(name: "slow headers (timeout)", route: .delayedStatus(200, latency: .seconds(10)), status: 504, code: "origin_timeout"),
+        Fault(name: "slow headers (timeout)", route: .delayedStatus(200, latency: .seconds(10)), status: 504, code: "origin_timeout",
+              timeout: .milliseconds(1500)),
         Fault(name: "a body that stalls", route: .stall(prefix: Array(Images.jpeg.prefix(500)), contentLength: Images.jpeg.count),
-              status: 504, code: "origin_timeout"),
+              status: 504, code: "origin_timeout", timeout: .milliseconds(1500)),
         Fault(name: "a truncated body", route: .truncated(bytes: Array(Images.jpeg.prefix(2000)), declaredLength: Images.jpeg.count),
               status: 502, code: "origin_truncated"),
         Fault(name: "a body over the cap (announced)", route: .sized(length: 3_000_000, contentType: "image/jpeg"),
@@ -40,7 +43,7 @@ struct OriginFaultTests {
         let origin = try await TestOrigin.start(routes: ["/fault": fault.route])
         let daemon = try await TestDaemon.start {
             $0.download.maxBytes = 1_000_000
-            $0.download.totalTimeout = .seconds(2)
+            $0.download.totalTimeout = fault.timeout
         }
         let reply = try await daemon.get(daemon.thumbnailPath(origin.url("/fault")))
         #expect(reply.status == fault.status)

@@ -25,7 +25,7 @@ final class TestDaemon: Sendable {
         settings.server.accessLog = false
         settings.server.shutdownGrace = .seconds(5)
         settings.download.policy = AddressPolicy(allowNetworks: [CIDR("127.0.0.1/32")!])
-        settings.download.totalTimeout = .seconds(3)
+        settings.download.totalTimeout = .seconds(15)
         settings.pipeline.workerThreads = 2
         settings.cacheDirectory = memoryOnly ? nil : try (cacheDirectory ?? temporaryDirectory())
         configure(&settings)

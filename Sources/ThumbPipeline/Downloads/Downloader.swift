@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NetworkGuard
+import Synchronization
 import ThumbCache
 
 /// Fetches origin images within the limits of `DownloadSettings`.
@@ -19,6 +20,7 @@ public final class Downloader: Sendable {
     private let resolver = HostResolver()
     private let logger: Logger
     private let metrics: DownloadMetrics
+    private let isShutDown = Mutex(false)
 
     public init(settings: DownloadSettings, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 metrics: DownloadMetrics = DownloadMetrics(), logger: Logger = Logger(label: "thumbd.download")) {
@@ -46,7 +48,14 @@ public final class Downloader: Sendable {
 
     /// Closes the connection pool; in-flight downloads fail.
     public func shutdown() async {
+        guard isShutDown.withLock({ done in defer { done = true }; return !done }) else { return }
         try? await client.shutdown()
+    }
+
+    /// A downloader dropped without `shutdown()` (a failed start, a test that threw) still closes
+    /// its pool, rather than leaking it.
+    deinit {
+        if !isShutDown.withLock({ $0 }) { client.shutdown { _ in } }
     }
 
     /// GETs `url`. With `validators`, the request is conditional and a 304 gives `.notModified`.
