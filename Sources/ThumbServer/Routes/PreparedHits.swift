@@ -1,0 +1,50 @@
+import HTTPTypes
+import NIOCore
+import Synchronization
+import ThumbCache
+
+/// Ready responses for hot thumbnails: the head (with this second's Date) and the body already in a
+/// NIO buffer. A hit on a hot key then builds no headers and copies no bytes; the cache is still
+/// asked every time (its LRU order and counts stay exact) and the prepared response is used only
+/// while its checksum matches what the cache holds. Bounded by bytes; emptied when full.
+final class PreparedHits: Sendable {
+    struct Entry: Sendable {
+        let checksum: String
+        /// The tier named in the head's X-Cache.
+        let tier: CacheHit.Tier
+        let second: Int
+        let response: HTTPResponse
+        let body: ByteBuffer
+    }
+
+    private struct Table {
+        var entries: [CacheKey: Entry] = [:]
+        var bytes = 0
+    }
+
+    private let table = Mutex(Table())
+    let maxBytes: Int
+
+    init(maxBytes: Int = 32 << 20) {
+        self.maxBytes = maxBytes
+    }
+
+    func lookup(_ key: CacheKey, tier: CacheHit.Tier, checksum: String, second: Int) -> Entry? {
+        table.withLock { table in
+            guard let entry = table.entries[key], entry.second == second, entry.tier == tier, entry.checksum == checksum else { return nil }
+            return entry
+        }
+    }
+
+    func store(_ key: CacheKey, _ entry: Entry) {
+        guard entry.body.readableBytes <= maxBytes / 16 else { return }
+        table.withLock { table in
+            if table.bytes + entry.body.readableBytes > maxBytes {
+                table.entries.removeAll(keepingCapacity: true)
+                table.bytes = 0
+            }
+            if let old = table.entries.updateValue(entry, forKey: key) { table.bytes -= old.body.readableBytes }
+            table.bytes += entry.body.readableBytes
+        }
+    }
+}
