@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
@@ -81,6 +82,9 @@ let package = Package(
                 "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),

@@ -40,7 +40,9 @@ public final class Daemon: Sendable {
         let observe = requestObserver()
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ThumbnailFastPath(route: thumbnails, observe: observe)])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                ThumbnailFastPathInstaller { ThumbnailFastPath(route: thumbnails, observe: observe) },
+            ])),
             configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger

@@ -38,6 +38,12 @@ struct FastPathTests {
         let notModified = try await RawHTTP.exchange(port: daemon.port,
                                                      "GET \(path) HTTP/1.1\r\nHost: t\r\nIf-None-Match: \(etag)\r\nConnection: close\r\n\r\n")
         #expect(notModified.hasPrefix("HTTP/1.1 304 Not Modified"))
+        // HTTP/1.0 without keep-alive: answered in 1.0, and the connection closes at once.
+        let start = ContinuousClock.now
+        let old = try await RawHTTP.exchange(port: daemon.port, "GET \(path) HTTP/1.0\r\n\r\n")
+        #expect(old.hasPrefix("HTTP/1.0 200 OK"))
+        #expect(old.contains("Connection: close"))
+        #expect(ContinuousClock.now - start < .seconds(5), "the server must close, not wait for the client's timeout")
         #expect(notModified.hasSuffix("\r\n\r\n"), "a 304 carries no body")
         try await daemon.stop()
         try await origin.shutdown()

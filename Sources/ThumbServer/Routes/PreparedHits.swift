@@ -1,5 +1,5 @@
-import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import ThumbCache
 
@@ -13,7 +13,7 @@ final class PreparedHits: Sendable {
         /// The tier named in the head's X-Cache.
         let tier: CacheHit.Tier
         let second: Int
-        let response: HTTPResponse
+        let head: HTTPResponseHead
         let body: ByteBuffer
     }
 

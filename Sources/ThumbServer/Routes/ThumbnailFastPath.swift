@@ -1,22 +1,27 @@
-import HTTPTypes
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 
 /// Answers fresh cache hits for `GET /v1/thumbnail` inside the connection's NIO pipeline, on the
-/// event loop that read the request: no task, no router, no async hop. Everything else (misses,
-/// stale entries, errors, other routes) goes on to Hummingbird untouched.
+/// event loop that read the request: no task, no router, no async hop, and no conversion to and
+/// from HTTP types. Everything else (misses, stale entries, errors, other routes) goes on to
+/// Hummingbird untouched.
 ///
-/// The hit path decides whether thumbd stands next to nginx; through the full framework a hit costs
-/// several times what the bytes do. A disk hit is read here too: from the page cache that is a few
-/// microseconds, as nginx does.
+/// It sits between NIO's HTTP/1 codec and Hummingbird's conversion to HTTP types (the installer
+/// below puts it there), so it sees the request's HTTP version and keep-alive, and writes NIO
+/// response parts straight to the encoder. The hit path decides whether thumbd stands next to
+/// nginx; through the full framework a hit costs several times what the bytes do.
 ///
 /// Responses must leave in request order, so while a request passed on to the framework is still
 /// unanswered, later ones are passed on as well.
 final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Told of each answered request: path, status, cache tier, start time (metrics, access log).
+    typealias Observer = @Sendable (String, Int, String?, ContinuousClock.Instant) -> Void
 
     private let route: ThumbnailRoute
     private let observe: Observer
@@ -24,9 +29,6 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var swallowingBody = false
     private var needsFlush = false
     private var closeAfterResponse = false
-
-    /// Told of each answered request: path, status, cache tier, start time (metrics, access log).
-    typealias Observer = @Sendable (String, Int, String?, ContinuousClock.Instant) -> Void
 
     init(route: ThumbnailRoute, observe: @escaping Observer) {
         self.route = route
@@ -37,19 +39,20 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let start = ContinuousClock.now
-            if passedOn == 0, request.method == .get, let path = request.path, path.hasPrefix("/v1/thumbnail?"),
-               let (head, body) = route.freshHit(path: path, headers: request.headerFields) {
+            if passedOn == 0, request.method == .GET, request.uri.hasPrefix("/v1/thumbnail?"),
+               let hit = route.freshHit(uri: request.uri, headers: request.headers, version: request.version,
+                                        keepAlive: request.isKeepAlive) {
                 swallowingBody = true
-                context.write(wrapOutboundOut(.head(head)), promise: nil)
-                if let body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-                if request.headerFields[.connection]?.lowercased() == "close" {
-                    let channel = context.channel
-                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-                } else {
+                context.write(wrapOutboundOut(.head(hit.head)), promise: nil)
+                if let body = hit.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+                if request.isKeepAlive {
                     context.write(wrapOutboundOut(.end(nil)), promise: nil)
                     needsFlush = true
+                } else {
+                    let channel = context.channel
+                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                 }
-                observe(path, head.status.code, head.headerFields[.xCache], start)
+                observe(request.uri, Int(hit.head.status.code), hit.tier, start)
                 return
             }
             passedOn += 1
@@ -62,7 +65,10 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        flushIfNeeded(context)
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
         context.fireChannelReadComplete()
     }
 
@@ -72,7 +78,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let response):
-            if response.headerFields[.connection] == "close" { closeAfterResponse = true }
+            if response.headers["connection"].contains(where: { $0.lowercased() == "close" }) { closeAfterResponse = true }
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)
@@ -86,10 +92,24 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(data, promise: written)
         }
     }
+}
 
-    private func flushIfNeeded(_ context: ChannelHandlerContext) {
-        guard needsFlush else { return }
-        needsFlush = false
-        context.flush()
+/// Hummingbird adds its extra handlers after its conversion to HTTP types; this one moves the fast
+/// path in front of that conversion when the connection starts, then removes itself.
+final class ThumbnailFastPathInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+
+    private let makeFastPath: () -> ThumbnailFastPath
+
+    init(_ makeFastPath: @escaping () -> ThumbnailFastPath) {
+        self.makeFastPath = makeFastPath
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let pipeline = context.pipeline.syncOperations
+        if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(makeFastPath(), position: .before(codec))
+        }
+        pipeline.removeHandler(context: context, promise: nil)
     }
 }

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import ThumbCache
 import ThumbPipeline
 
@@ -57,30 +58,40 @@ struct ThumbnailRoute: Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
     }
 
-    /// A fresh cache hit for `request` as a ready response, or nil when the request needs the full
-    /// route (a miss, a stale entry, a bad parameter: the route makes the error document).
-    func freshHit(path: String, headers: HTTPFields) -> (HTTPResponse, ByteBuffer?)? {
-        let query = path.firstIndex(of: "?").map { String(path[path.index(after: $0)...]) }
+    /// A fresh cache hit as ready NIO response parts, or nil when the request needs the full route
+    /// (a miss, a stale entry, a bad parameter: the route makes the error document).
+    func freshHit(uri: String, headers: HTTPHeaders, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
+        let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
         guard let parsed = try? queries.parse(query) else { return nil }
-        let key = parsed.key(accept: headers[.accept])
+        let key = parsed.key(accept: headers.first(name: "accept"))
         guard let hit = pipeline.cache.get(key), !hit.isStale else { return nil }
         metrics.served(hit.tier == .memory ? .memory : .disk)
-        let ifNoneMatch = headers[.ifNoneMatch]
+        let ifNoneMatch = headers.first(name: "if-none-match")
         let (second, date) = HTTPDate.current
-        let reusable = ifNoneMatch == nil
+        // Reused only for the common case: HTTP/1.1 keep-alive, no conditional header.
+        let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.checksum, second: second) {
             // A disk hit sends the bytes it has just read; a memory hit, the buffer made for them.
-            return (prepared.response, hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes))
+            return FastHit(head: prepared.head, body: hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes),
+                           tier: hit.tier.rawValue)
         }
-        var (status, fields) = head(PipelineResult(hit), ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept)
-        // What the framework adds to its own responses.
-        fields[.date] = date
-        fields[.server] = "thumbd"
-        let response = HTTPResponse(status: status, headerFields: fields)
-        guard status == .ok else { return (response, nil) }
+        let (status, fields) = head(PipelineResult(hit), ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept)
+        var nioHeaders = HTTPHeaders()
+        nioHeaders.reserveCapacity(fields.count + 3)
+        for field in fields { nioHeaders.add(name: field.name.rawName, value: field.value) }
+        // What the framework adds to its own responses, and HTTP/1.0's keep-alive or close.
+        nioHeaders.add(name: "Date", value: date)
+        nioHeaders.add(name: "Server", value: "thumbd")
+        if !keepAlive {
+            nioHeaders.add(name: "Connection", value: "close")
+        } else if version.minor == 0 {
+            nioHeaders.add(name: "Connection", value: "keep-alive")
+        }
+        let responseHead = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status.code), headers: nioHeaders)
+        guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: hit.tier.rawValue) }
         let body = ByteBuffer(bytes: hit.bytes)
-        if reusable { prepared.store(key, .init(checksum: hit.checksum, tier: hit.tier, second: second, response: response, body: body)) }
-        return (response, body)
+        if reusable { prepared.store(key, .init(checksum: hit.checksum, tier: hit.tier, second: second, head: responseHead, body: body)) }
+        return FastHit(head: responseHead, body: body, tier: hit.tier.rawValue)
     }
 
     /// The status (200, or 304 for a matching If-None-Match) and headers for `result`.
@@ -117,4 +128,11 @@ extension HTTPField.Name {
     static let xCache = HTTPField.Name("X-Cache")!
     static let xCacheRevalidated = HTTPField.Name("X-Cache-Revalidated")!
     static let staleWarning = HTTPField.Name("Warning")!
+}
+
+/// A hit the fast path answers: NIO's response head and the body (none for 304).
+struct FastHit {
+    let head: HTTPResponseHead
+    let body: ByteBuffer?
+    let tier: String
 }
