@@ -136,6 +136,26 @@ public final class TwoTierCache: Sendable {
                         contentType: hit.contentType, checksum: hit.checksum, validated: Date(timeIntervalSince1970: hit.validated))
     }
 
+    /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway
+    /// (it is off, or the entry is over its per-entry size), a checked disk file to send as is;
+    /// otherwise what `get` gives (a disk hit read and promoted to memory).
+    public func servable(_ key: CacheKey) -> Servable? {
+        if let disk, memory.limits.maxEntries == 0 || memory.maxEntryBytes == 0, !memory.contains(key) {
+            do {
+                if let file = try disk.checkedFile(key) { return .file(file) }
+            } catch {
+                report(error)
+                return nil
+            }
+        }
+        return get(key).map(Servable.bytes)
+    }
+
+    public enum Servable: Sendable {
+        case bytes(CacheHit)
+        case file(DiskFile)
+    }
+
     /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to
     /// another program), or nil.
     public func fileURL(for key: CacheKey) -> URL? {

@@ -50,6 +50,38 @@ struct FastPathTests {
     }
 }
 
+extension FastPathTests {
+    @Test("With the memory tier off, disk hits are sent from their files: same bytes, ETag, 304, counted")
+    func diskHitsFromFiles() async throws {
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg), "/q.png": .image(Images.png, contentType: "image/png")])
+        let daemon = try await TestDaemon.start {
+            $0.memoryLimits = .init(maxBytes: 0, maxEntries: 0)
+        }
+        for name in ["/p.jpg", "/q.png"] {
+            let path = daemon.thumbnailPath(origin.url(name), "size=72")
+            let miss = try await daemon.get(path)
+            #expect(miss.header("x-cache") == "miss")
+            // The first disk hit reads and checks the file; later ones send it as it is.
+            for _ in 0..<3 {
+                let hit = try await daemon.get(path)
+                #expect(hit.status == 200)
+                #expect(hit.header("x-cache") == "disk")
+                #expect(hit.body == miss.body)
+                #expect(hit.header("etag") == miss.header("etag"))
+                #expect(hit.header("content-length") == String(miss.body.count))
+            }
+            let notModified = try await daemon.get(path, headers: [("If-None-Match", miss.header("etag") ?? "")])
+            #expect(notModified.status == 304)
+            #expect(notModified.body.isEmpty)
+        }
+        #expect(daemon.cache.memory.stats.entries == 0)
+        let metrics = try PrometheusText.parse(try await daemon.get("/metrics").body)
+        #expect(metrics[#"thumbd_thumbnail_responses_total{cache="disk"}"#] == 8)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+}
+
 /// Writes raw bytes to the daemon and reads until it closes the connection.
 enum RawHTTP {
     static func exchange(port: Int, _ text: String, timeout: Duration = .seconds(10)) async throws -> String {

@@ -397,20 +397,43 @@ public final class DiskCache: Sendable {
                 continue  // replaced while it was read: look again
             }
             let now = clock.seconds
-            let touched = state.withLock { s -> DiskEntryRecord? in
-                guard s.table[id]?.generation == record.generation, let touched = s.table.touch(id, now: now) else { return nil }
-                if checks { _ = s.table.update(id) { $0.verified = true } }
-                s.dirty.insert(id)
-                s.pendingHits += 1
-                s.counters.hits += 1
-                s.countersDirty = true
-                return touched
-            }
-            guard let touched else { continue }
-            flushIfDue()
+            guard let touched = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
             return (bytes, touched, isStale(validated: touched.validated, now: now))
         }
         return nil
+    }
+
+    /// A hit on an entry whose file this process has already checked: its path and what the index
+    /// knows, without reading it, for a server that sends the file itself (sendfile). nil when the
+    /// entry is missing or not yet checked (then `content` reads and checks it).
+    public func checkedFile(_ key: CacheKey) throws(CacheError) -> DiskFile? {
+        guard mode == .owner, let id = Hash256(hex: key.digest) else { return nil }
+        let record: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
+            guard !s.closed else { throw CacheError.closed }
+            guard let record = s.table[id], record.verified || !limits.verifyOnRead else { return nil }
+            return record
+        }
+        guard let record else { return nil }
+        let now = clock.seconds
+        guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
+        return DiskFile(path: layout.dataPath(id), size: touched.size, checksum: touched.checksum.hex, contentType: touched.contentType,
+                        validators: CacheValidators(etag: touched.etag, lastModified: touched.lastModified),
+                        validated: touched.validated, isStale: isStale(validated: touched.validated, now: now))
+    }
+
+    /// Records a hit (last access, LRU position, counts) if the entry is still the one that was read.
+    private func countHit(_ id: Hash256, generation: UInt64, now: Double, markVerified: Bool) -> DiskEntryRecord? {
+        let touched = state.withLock { s -> DiskEntryRecord? in
+            guard s.table[id]?.generation == generation, let touched = s.table.touch(id, now: now) else { return nil }
+            if markVerified { _ = s.table.update(id) { $0.verified = true } }
+            s.dirty.insert(id)
+            s.pendingHits += 1
+            s.counters.hits += 1
+            s.countersDirty = true
+            return touched
+        }
+        if touched != nil { flushIfDue() }
+        return touched
     }
 
     private func readOnlyLookup(_ key: CacheKey, id: Hash256) throws(CacheError) -> DiskHit? {

@@ -206,6 +206,19 @@ public struct DiskContent: Sendable {
     public let isStale: Bool
 }
 
+/// A checked entry's file, for sending without reading it (`DiskCache.checkedFile`).
+public struct DiskFile: Sendable {
+    public let path: String
+    public let size: Int
+    /// SHA-256 hex.
+    public let checksum: String
+    public let contentType: String?
+    public let validators: CacheValidators
+    /// Unix seconds when the bytes were stored or last revalidated.
+    public let validated: Double
+    public let isStale: Bool
+}
+
 /// Orders for `DiskCache.entries(sortedBy:…)`.
 public enum CacheEntryOrder: String, Sendable, CaseIterable, Codable {
     /// Largest first.

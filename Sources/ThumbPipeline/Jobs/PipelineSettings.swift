@@ -45,6 +45,13 @@ public struct PipelineResult: Sendable {
 }
 
 extension PipelineResult {
+    public init(bytes: [UInt8], contentType: String, checksum: String, source: Source) {
+        self.bytes = bytes
+        self.contentType = contentType
+        self.checksum = checksum
+        self.source = source
+    }
+
     /// A cache hit as an answer.
     public init(_ hit: CacheHit) {
         self.init(bytes: hit.bytes, contentType: hit.contentType ?? "application/octet-stream", checksum: hit.checksum,

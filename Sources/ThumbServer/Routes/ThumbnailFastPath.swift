@@ -45,6 +45,11 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 swallowingBody = true
                 context.write(wrapOutboundOut(.head(hit.head)), promise: nil)
                 if let body = hit.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+                if let file = hit.file, let handle = hit.fileHandle {
+                    let sent = context.eventLoop.makePromise(of: Void.self)
+                    sent.futureResult.whenComplete { _ in try? handle.close() }
+                    context.write(wrapOutboundOut(.body(.fileRegion(file))), promise: sent)
+                }
                 if request.isKeepAlive {
                     context.write(wrapOutboundOut(.end(nil)), promise: nil)
                     needsFlush = true

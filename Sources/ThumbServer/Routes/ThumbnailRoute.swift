@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -64,10 +65,19 @@ struct ThumbnailRoute: Sendable {
         let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
         guard let parsed = try? queries.parse(query) else { return nil }
         let key = parsed.key(accept: headers.first(name: "accept"))
-        guard let hit = pipeline.cache.get(key), !hit.isStale else { return nil }
-        metrics.served(hit.tier == .memory ? .memory : .disk)
         let ifNoneMatch = headers.first(name: "if-none-match")
         let (second, date) = HTTPDate.current
+        let hit: CacheHit
+        switch pipeline.cache.servable(key) {
+        case nil:
+            return nil
+        case .file(let file)?:
+            return fileHit(file, key: key, parsed: parsed, ifNoneMatch: ifNoneMatch, date: date, version: version, keepAlive: keepAlive)
+        case .bytes(let found)?:
+            hit = found
+        }
+        guard !hit.isStale else { return nil }
+        metrics.served(hit.tier == .memory ? .memory : .disk)
         // Reused only for the common case: HTTP/1.1 keep-alive, no conditional header.
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.checksum, second: second) {
@@ -75,27 +85,52 @@ struct ThumbnailRoute: Sendable {
             return FastHit(head: prepared.head, body: hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes),
                            tier: hit.tier.rawValue)
         }
-        let (status, fields) = head(PipelineResult(hit), ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept)
-        var nioHeaders = HTTPHeaders()
-        nioHeaders.reserveCapacity(fields.count + 3)
-        for field in fields { nioHeaders.add(name: field.name.rawName, value: field.value) }
-        // What the framework adds to its own responses, and HTTP/1.0's keep-alive or close.
-        nioHeaders.add(name: "Date", value: date)
-        nioHeaders.add(name: "Server", value: "thumbd")
-        if !keepAlive {
-            nioHeaders.add(name: "Connection", value: "close")
-        } else if version.minor == 0 {
-            nioHeaders.add(name: "Connection", value: "keep-alive")
-        }
-        let responseHead = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status.code), headers: nioHeaders)
+        let (status, responseHead) = nioHead(PipelineResult(hit), length: hit.bytes.count, ifNoneMatch: ifNoneMatch,
+                                             variesByAccept: parsed.variesByAccept, date: date, version: version, keepAlive: keepAlive)
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: hit.tier.rawValue) }
         let body = ByteBuffer(bytes: hit.bytes)
         if reusable { prepared.store(key, .init(checksum: hit.checksum, tier: hit.tier, second: second, head: responseHead, body: body)) }
         return FastHit(head: responseHead, body: body, tier: hit.tier.rawValue)
     }
 
+    /// A disk hit sent from its file (sendfile): nothing read into memory. nil if the file cannot
+    /// be opened (removed a moment ago): the full route then looks again.
+    private func fileHit(_ file: DiskFile, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?, date: String,
+                         version: HTTPVersion, keepAlive: Bool) -> FastHit? {
+        guard !file.isStale else { return nil }
+        let result = PipelineResult(bytes: [], contentType: file.contentType ?? "application/octet-stream", checksum: file.checksum,
+                                    source: .disk)
+        let (status, responseHead) = nioHead(result, length: file.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
+                                             date: date, version: version, keepAlive: keepAlive)
+        metrics.served(.disk)
+        guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+        return FastHit(head: responseHead, body: nil, tier: "disk",
+                       file: FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.size), fileHandle: handle)
+    }
+
+    /// NIO's response head: the route's headers, plus what the framework adds to its own responses
+    /// (Date, Server) and HTTP/1.0's keep-alive or close.
+    private func nioHead(_ result: PipelineResult, length: Int, ifNoneMatch: String?, variesByAccept: Bool, date: String,
+                         version: HTTPVersion, keepAlive: Bool) -> (HTTPResponse.Status, HTTPResponseHead) {
+        let (status, fields) = head(result, length: length, ifNoneMatch: ifNoneMatch, variesByAccept: variesByAccept)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(fields.count + 3)
+        for field in fields { headers.add(name: field.name.rawName, value: field.value) }
+        headers.add(name: "Date", value: date)
+        headers.add(name: "Server", value: "thumbd")
+        if !keepAlive {
+            headers.add(name: "Connection", value: "close")
+        } else if version.minor == 0 {
+            headers.add(name: "Connection", value: "keep-alive")
+        }
+        return (status, HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status.code), headers: headers))
+    }
+
     /// The status (200, or 304 for a matching If-None-Match) and headers for `result`.
-    func head(_ result: PipelineResult, ifNoneMatch: String?, variesByAccept: Bool) -> (HTTPResponse.Status, HTTPFields) {
+    func head(_ result: PipelineResult, length: Int? = nil, ifNoneMatch: String?, variesByAccept: Bool) -> (HTTPResponse.Status, HTTPFields) {
         let etag = "\"\(result.checksum.prefix(32))\""
         var headers = HTTPFields()
         headers.reserveCapacity(9)
@@ -107,7 +142,7 @@ struct ThumbnailRoute: Sendable {
         if result.revalidated { headers[.xCacheRevalidated] = "304" }
         if result.servedStale { headers[.staleWarning] = "110 thumbd \"Response is Stale\"" }
         if let ifNoneMatch, Self.matches(ifNoneMatch, etag) { return (.notModified, headers) }
-        headers[.contentLength] = String(result.bytes.count)
+        headers[.contentLength] = String(length ?? result.bytes.count)
         return (.ok, headers)
     }
 
@@ -130,9 +165,12 @@ extension HTTPField.Name {
     static let staleWarning = HTTPField.Name("Warning")!
 }
 
-/// A hit the fast path answers: NIO's response head and the body (none for 304).
+/// A hit the fast path answers: NIO's response head and the body (none for 304), or the file to
+/// send (closed once written).
 struct FastHit {
     let head: HTTPResponseHead
     let body: ByteBuffer?
     let tier: String
+    var file: FileRegion? = nil
+    var fileHandle: NIOFileHandle? = nil
 }
