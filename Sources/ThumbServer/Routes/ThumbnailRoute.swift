@@ -72,7 +72,8 @@ struct ThumbnailRoute: Sendable {
         case nil:
             return nil
         case .file(let file)?:
-            return fileHit(file, key: key, parsed: parsed, ifNoneMatch: ifNoneMatch, date: date, version: version, keepAlive: keepAlive)
+            return fileHit(file, key: key, parsed: parsed, ifNoneMatch: ifNoneMatch, date: (second, date), version: version,
+                           keepAlive: keepAlive)
         case .bytes(let found)?:
             hit = found
         }
@@ -95,14 +96,24 @@ struct ThumbnailRoute: Sendable {
 
     /// A disk hit sent from its file (sendfile): nothing read into memory. nil if the file cannot
     /// be opened (removed a moment ago): the full route then looks again.
-    private func fileHit(_ file: DiskFile, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?, date: String,
-                         version: HTTPVersion, keepAlive: Bool) -> FastHit? {
+    private func fileHit(_ file: DiskFile, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?,
+                         date: (second: Int, text: String), version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         guard !file.isStale else { return nil }
-        let result = PipelineResult(bytes: [], contentType: file.contentType ?? "application/octet-stream", checksum: file.checksum,
-                                    source: .disk)
-        let (status, responseHead) = nioHead(result, length: file.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
-                                             date: date, version: version, keepAlive: keepAlive)
         metrics.served(.disk)
+        let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
+        let status: HTTPResponse.Status
+        let responseHead: HTTPResponseHead
+        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.checksum, second: date.second) {
+            (status, responseHead) = (.ok, prepared.head)
+        } else {
+            let result = PipelineResult(bytes: [], contentType: file.contentType ?? "application/octet-stream", checksum: file.checksum,
+                                        source: .disk)
+            (status, responseHead) = nioHead(result, length: file.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
+                                             date: date.text, version: version, keepAlive: keepAlive)
+            if reusable, status == .ok {
+                prepared.store(key, .init(checksum: file.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
+            }
+        }
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
