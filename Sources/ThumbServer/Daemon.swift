@@ -15,6 +15,7 @@ public final class Daemon: Sendable {
     public let metrics: ServerMetrics
     public let cache: TwoTierCache
     public let pipeline: ThumbnailPipeline
+    public let prefetcher: Prefetcher
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
@@ -31,6 +32,7 @@ public final class Daemon: Sendable {
                                     logger: logger)
         pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,
                                      metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
+        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
     }
 
     /// Serves until SIGTERM/SIGINT (or `stop()`); `onListening` gets the bound port (useful with port 0).
@@ -83,6 +85,11 @@ public final class Daemon: Sendable {
         router.get("/v1/cache/stats") { _, _ in try cacheRoutes.stats() }
         router.get("/v1/cache/entries") { request, _ in try cacheRoutes.entries(request) }
         router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }
+        let prefetch = PrefetchRoutes(prefetcher: prefetcher, settings: settings.server, admin: AdminGuard(token: settings.server.adminToken))
+        router.post("/v1/prefetch") { request, _ in try await prefetch.submit(request) }
+        router.get("/v1/prefetch") { _, _ in try prefetch.list() }
+        router.get("/v1/prefetch/:id") { _, context in try prefetch.status(context.parameters.require("id")) }
+        router.delete("/v1/prefetch/:id") { request, context in try prefetch.cancel(context.parameters.require("id"), request) }
         router.get("/healthz") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }

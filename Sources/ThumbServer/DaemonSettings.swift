@@ -8,6 +8,7 @@ public struct DaemonSettings: Sendable {
     public var server = ServerSettings()
     public var download = DownloadSettings()
     public var pipeline = PipelineSettings()
+    public var prefetch = PrefetchSettings()
     /// nil: memory only.
     public var cacheDirectory: URL?
     public var memoryLimits = MemoryCacheLimits()

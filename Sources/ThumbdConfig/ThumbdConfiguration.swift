@@ -117,6 +117,13 @@ public struct ThumbdConfiguration: Sendable {
         d.pipeline.workerThreads = try s.int("pipeline.worker_threads", default: 0, range: 0...256)
         d.pipeline.keepOriginals = try s.bool("pipeline.keep_originals", default: true)
 
+        // prefetch
+        d.prefetch.maxURLsPerJob = try s.int("prefetch.max_urls_per_job", default: 1000, range: 1...1_000_000)
+        d.prefetch.maxActiveJobs = try s.int("prefetch.max_active_jobs", default: 8, range: 1...1024)
+        d.prefetch.concurrency = try s.int("prefetch.concurrency", default: 16, range: 1...1024)
+        d.prefetch.keepFinished = try s.seconds("prefetch.keep_finished", default: 600, range: 0...604_800)
+        d.prefetch.maxPages = try s.int("prefetch.max_pages", default: 50, range: 1...10_000)
+
         // cache
         cacheLocation = CacheLocation.resolution(configured: s.string("cache.dir"), environment: environment)
         let memoryOnly = try s.bool("cache.memory_only", default: false)

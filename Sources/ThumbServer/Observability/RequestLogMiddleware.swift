@@ -50,7 +50,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         if path.hasPrefix("/v1/cache") { return 1 }
         if path == "/metrics" { return 2 }
         if path == "/healthz" { return 3 }
-        return 4
+        if path.hasPrefix("/v1/prefetch") { return 4 }
+        return 5
     }
 }
 

@@ -1,0 +1,35 @@
+import Foundation
+
+/// What a prefetch job has done so far: its counts always add up to `total` once it has ended
+/// (done + alreadyCached + failed + cancelled).
+public struct PrefetchStatus: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable {
+        case running, finished, cancelled
+    }
+
+    public struct Failure: Sendable, Codable, Equatable {
+        public var url: String
+        public var code: String
+        public var message: String
+    }
+
+    public var id: String
+    public var state: State
+    /// URLs the job holds (duplicates dropped); grows while a `page_url` job fetches pages.
+    public var total: Int
+    /// Made now.
+    public var done: Int
+    /// Fresh in the cache already: nothing downloaded.
+    public var alreadyCached: Int
+    public var failed: Int
+    /// Not made because the job was cancelled first.
+    public var cancelled: Int
+    public var failures: [Failure]
+    /// Bytes of the thumbnails made now.
+    public var bytes: Int
+    public var pagesFetched: Int
+    public var created: Date
+    public var elapsedSeconds: Double
+
+    public var remaining: Int { total - done - alreadyCached - failed - cancelled }
+}

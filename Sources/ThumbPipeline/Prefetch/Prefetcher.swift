@@ -1,0 +1,190 @@
+import Foundation
+import ImageCore
+import Logging
+import Synchronization
+import ThumbCache
+
+/// Runs prefetch jobs: thumbnails made ahead of anyone asking, below interactive requests in every
+/// queue, each job cancellable at once. A job's items go through the same pipeline as requests,
+/// so a request for a URL a job is making joins that job's work (and raises its priority).
+public final class Prefetcher: Sendable {
+    public enum Source: Sendable {
+        case urls([String])
+        case page(ProductListPage, includeImages: Bool)
+        /// Fetch the page JSON through the guarded downloader, and while `has_next`, up to `pages`
+        /// pages in all (`page_no` + 1 each time).
+        case pageURL(String, pages: Int, includeImages: Bool)
+    }
+
+    public let settings: PrefetchSettings
+    private let pipeline: ThumbnailPipeline
+    private let logger: Logger
+    private let jobs = Mutex<[String: PrefetchJob]>([:])
+
+    public init(pipeline: ThumbnailPipeline, settings: PrefetchSettings = PrefetchSettings(),
+                logger: Logger = Logger(label: "thumbd.prefetch")) {
+        self.pipeline = pipeline
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Starts a job and returns its first report at once. Refused when it holds no URL, too many
+    /// URLs, or when `maxActiveJobs` are running.
+    public func submit(_ source: Source, spec: ThumbnailSpec) throws(PrefetchRefused) -> PrefetchStatus {
+        var initial: [PrefetchItem] = []
+        switch source {
+        case .urls(let urls): initial = urls.map(PrefetchItem.url)
+        case .page(let page, let includeImages): initial = page.items(includeImages: includeImages)
+        case .pageURL: break
+        }
+        if case .pageURL = source {} else {
+            guard !initial.isEmpty else { throw PrefetchRefused(code: .noURLs, message: "the job holds no URL") }
+            let distinct = Set(initial).count
+            guard distinct <= settings.maxURLsPerJob else {
+                throw PrefetchRefused(code: .tooManyURLs, message: "the job holds \(distinct) URLs; the limit is \(settings.maxURLsPerJob)")
+            }
+        }
+        let job = PrefetchJob(id: Self.newID())
+        try jobs.withLock { (table) throws(PrefetchRefused) in
+            let cutoff = ContinuousClock.now - settings.keepFinished
+            table = table.filter { !$0.value.ended(before: cutoff) }
+            let running = table.values.filter(\.isRunning).count
+            guard running < settings.maxActiveJobs else {
+                throw PrefetchRefused(code: .tooManyJobs, message: "\(running) prefetch jobs are running; the limit is \(settings.maxActiveJobs)")
+            }
+            table[job.id] = job
+        }
+        let admitted = job.admit(initial)
+        job.attach(Task { [self] in
+            await run(job, source: source, first: admitted, spec: spec)
+            job.finish()
+        })
+        return job.status
+    }
+
+    public func status(_ id: String) -> PrefetchStatus? { jobs.withLock { $0[id] }?.status }
+
+    public func list() -> [PrefetchStatus] {
+        jobs.withLock { Array($0.values) }.map(\.status).sorted { $0.created < $1.created }
+    }
+
+    /// Cancels what has not finished; nil for an unknown job.
+    @discardableResult
+    public func cancel(_ id: String) -> PrefetchStatus? {
+        guard let job = jobs.withLock({ $0[id] }) else { return nil }
+        job.cancel()
+        return job.status
+    }
+
+    // MARK: Work
+
+    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], spec: ThumbnailSpec) async {
+        guard case .pageURL(let url, let pages, let includeImages) = source else {
+            await make(first, in: job, spec: spec)
+            return
+        }
+        // Pages are fetched one after another while earlier pages' thumbnails are being made.
+        await withTaskGroup(of: Void.self) { group in
+            var next: String? = url
+            var fetched = 0
+            while let pageURL = next, fetched < min(pages, settings.maxPages), !Task.isCancelled {
+                do {
+                    let page = try await fetchPage(pageURL)
+                    fetched += 1
+                    job.record { $0.pagesFetched += 1 }
+                    let items = job.admit(page.items(includeImages: includeImages))
+                    group.addTask { await self.make(items, in: job, spec: spec) }
+                    next = page.hasNext ? ProductListPage.nextPageURL(pageURL, after: page.pageNumber ?? fetched) : nil
+                } catch {
+                    _ = job.admit([.missing(pageURL)])
+                    job.record { $0.failed += 1; $0.failures.append(.init(url: pageURL, code: Self.code(of: error), message: "\(error)")) }
+                    next = nil
+                }
+            }
+        }
+    }
+
+    private func fetchPage(_ url: String) async throws -> ProductListPage {
+        guard case .fetched(let body) = try await pipeline.downloader.download(url, priority: PriorityCell(.prefetch)) else {
+            throw DownloadError(.originStatus, "\(url) answered 304", originStatus: 304)
+        }
+        do {
+            return try JSONDecoder().decode(ProductListPage.self, from: Data(body.bytes))
+        } catch {
+            throw PageError(message: "\(url) is not a product-list page: \(error)")
+        }
+    }
+
+    /// Makes `items` with at most `settings.concurrency` in flight; stops starting new ones as soon
+    /// as the job is cancelled.
+    private func make(_ items: [PrefetchItem], in job: PrefetchJob, spec: ThumbnailSpec) async {
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for item in items {
+                if Task.isCancelled { break }
+                if inFlight >= settings.concurrency {
+                    await group.next()
+                    inFlight -= 1
+                    if Task.isCancelled { break }
+                }
+                group.addTask { await self.makeOne(item, in: job, spec: spec) }
+                inFlight += 1
+            }
+        }
+    }
+
+    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, spec: ThumbnailSpec) async {
+        let url: String
+        switch item {
+        case .missing(let label):
+            job.record { $0.failed += 1; $0.failures.append(.init(url: label, code: "missing_url", message: "the entry has no URL")) }
+            return
+        case .url(let text):
+            url = text
+        }
+        let key: CacheKey
+        do { key = try CacheKey(url: url, variant: spec.variant) } catch {
+            job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: "invalid_url", message: error.message)) }
+            return
+        }
+        let cached = pipeline.cache.get(key)
+        if let cached, !cached.isStale {
+            job.record { $0.alreadyCached += 1 }
+            return
+        }
+        while true {
+            do {
+                let result = try await pipeline.make(key, spec: spec, priority: .prefetch, stale: cached)
+                job.record { $0.done += 1; $0.bytes += result.bytes.count }
+                return
+            } catch is PipelineBusy {
+                // Interactive requests keep their slots: wait for room rather than fail.
+                do { try await Task.sleep(for: .milliseconds(100)) } catch { break }
+            } catch is CancellationError {
+                break
+            } catch {
+                job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: "\(error)")) }
+                return
+            }
+        }
+        job.record { $0.cancelled += 1 }
+    }
+
+    static func code(of error: any Error) -> String {
+        switch error {
+        case let error as DownloadError: error.code.rawValue
+        case let error as ImageError: error.code.rawValue
+        case is PageError: "invalid_page"
+        default: "internal_error"
+        }
+    }
+
+    private static func newID() -> String {
+        (0..<12).map { _ in String("0123456789abcdef".randomElement()!) }.joined()
+    }
+}
+
+struct PageError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import ThumbPipeline
+import Thumbnailer
+
+/// `POST /v1/prefetch`, `GET /v1/prefetch`, `GET /v1/prefetch/{id}`, `DELETE /v1/prefetch/{id}`.
+///
+/// The body is one of: `{"urls":[…]}`; a product-list page as the marketplace API sends it
+/// (`{"page_no":1,"pages":[{"thumbnail":…,"images":[{"url":…}]}],"has_next":…}`); or
+/// `{"page_url":"…","pages":N}`. Beside it: `size`, `fit`, `format`, `q` (as for thumbnails) and
+/// `include_images` (detail images too, not only thumbnails). With a signing key configured, the
+/// daemon only fetches what signed URLs name, so starting a job then needs the admin token.
+struct PrefetchRoutes: Sendable {
+    let prefetcher: Prefetcher
+    let settings: ServerSettings
+    let admin: AdminGuard
+    static let maxBodyBytes = 8 << 20
+
+    func submit(_ request: Request) async throws -> Response {
+        if settings.signingKey != nil { try admin.check(request) }
+        let body = try await request.body.collect(upTo: Self.maxBodyBytes)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw Problem(.badRequest, code: "invalid_json", detail: "the body must be a JSON object: {\"urls\":[…]}, a product-list page, or {\"page_url\":…}")
+        }
+        let spec = try Self.spec(object, settings: settings)
+        let includeImages = object["include_images"] as? Bool ?? false
+        let source: Prefetcher.Source
+        if let urls = object["urls"] {
+            guard let list = urls as? [Any] else { throw Problem.badParameter("urls must be an array of strings") }
+            source = .urls(list.map { ($0 as? String) ?? String(describing: $0) })
+        } else if let pageURL = object["page_url"] {
+            guard let text = pageURL as? String else { throw Problem.badParameter("page_url must be a string") }
+            let pages = object["pages"] as? Int ?? 1
+            guard (1...prefetcher.settings.maxPages).contains(pages) else {
+                throw Problem.badParameter("pages must be between 1 and \(prefetcher.settings.maxPages)")
+            }
+            source = .pageURL(text, pages: pages, includeImages: includeImages)
+        } else if object["pages"] is [Any] {
+            do {
+                let page = try JSONDecoder().decode(ProductListPage.self, from: Data(buffer: body))
+                source = .page(page, includeImages: includeImages)
+            } catch {
+                throw Problem(.badRequest, code: "invalid_json", detail: "not a product-list page: \(error)")
+            }
+        } else {
+            throw Problem.badParameter("the body needs urls, pages (a product-list page) or page_url")
+        }
+        let status: PrefetchStatus
+        do { status = try prefetcher.submit(source, spec: spec) } catch {
+            switch error.code {
+            case .tooManyURLs: throw Problem(.contentTooLarge, code: error.code.rawValue, detail: error.message)
+            case .tooManyJobs: throw Problem(.tooManyRequests, code: error.code.rawValue, detail: error.message, retryAfter: 5)
+            case .noURLs: throw Problem.badParameter(error.message)
+            }
+        }
+        var response = try JSONResponse.make(status, status: .accepted)
+        response.headers[.location] = "/v1/prefetch/\(status.id)"
+        return response
+    }
+
+    func status(_ id: String) throws -> Response {
+        guard let status = prefetcher.status(id) else { throw Problem.notFound("no prefetch job \(id) (finished jobs are kept for a while, then dropped)") }
+        return try JSONResponse.make(status)
+    }
+
+    func list() throws -> Response {
+        try JSONResponse.make(["jobs": prefetcher.list()])
+    }
+
+    func cancel(_ id: String, _ request: Request) throws -> Response {
+        if settings.signingKey != nil { try admin.check(request) }
+        guard let status = prefetcher.cancel(id) else { throw Problem.notFound("no prefetch job \(id)") }
+        return try JSONResponse.make(status)
+    }
+
+    /// The variant, validated as `/v1/thumbnail` validates its query.
+    static func spec(_ object: [String: Any], settings: ServerSettings) throws -> ThumbnailSpec {
+        func int(_ name: String) throws -> Int? {
+            guard let value = object[name] else { return nil }
+            guard let number = value as? Int else { throw Problem.badParameter("\(name) must be a whole number") }
+            return number
+        }
+        let size = try int("size") ?? settings.defaultSize
+        guard (1...settings.maxSize).contains(size) else { throw Problem.badParameter("size must be between 1 and \(settings.maxSize)") }
+        let quality = try int("q") ?? settings.defaultQuality
+        guard (1...100).contains(quality) else { throw Problem.badParameter("q must be between 1 and 100") }
+        let fitText = object["fit"] as? String ?? Fit.cover.rawValue
+        guard let fit = Fit(rawValue: fitText) else { throw Problem.badParameter("fit must be cover or contain") }
+        let formatText = object["format"] as? String ?? ThumbnailSpec.Format.auto.rawValue
+        guard let format = ThumbnailSpec.Format(rawValue: formatText) else { throw Problem.badParameter("format must be auto, jpeg, png or webp") }
+        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
+    }
+}

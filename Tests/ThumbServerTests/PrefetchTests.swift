@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import TestOrigin
+import Testing
+import ThumbCache
+import ThumbPipeline
+
+@Suite("Prefetch jobs")
+struct PrefetchTests {
+    static func post(_ daemon: TestDaemon, _ object: [String: Any]) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(daemon.port)/v1/prefetch")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
+    }
+
+    static func status(_ reply: Reply) throws -> PrefetchStatus {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(PrefetchStatus.self, from: Data(reply.body))
+    }
+
+    /// Polls the job until it is no longer running.
+    static func wait(_ daemon: TestDaemon, _ id: String, timeout: Duration = .seconds(60)) async throws -> PrefetchStatus {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let status = try status(try await daemon.get("/v1/prefetch/\(id)"))
+            if status.state != .running { return status }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("job \(id) still running after \(timeout)")
+    }
+
+    static func page(_ origin: TestOrigin, products: [[String: Any]], number: Int = 1, hasNext: Bool = false) -> [String: Any] {
+        ["page_no": number, "pages": products, "has_next": hasNext]
+    }
+
+    @Test("A page of 100 products: every thumbnail cached, counts add up; a second run downloads nothing")
+    func pageOfHundred() async throws {
+        var routes: [String: OriginRoute] = [:]
+        for index in 0..<100 { routes["/p\(index).jpg"] = .image(Images.jpeg) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let daemon = try await TestDaemon.start()
+        let products: [[String: Any]] = (0..<100).map { ["thumbnail": origin.url("/p\($0).jpg"), "images": [["url": origin.url("/big\($0).jpg")]]] }
+        let accepted = try await Self.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 })
+        #expect(accepted.status == 202)
+        let first = try Self.status(accepted)
+        #expect(accepted.header("location") == "/v1/prefetch/\(first.id)")
+        let done = try await Self.wait(daemon, first.id)
+        #expect(done.state == .finished)
+        #expect(done.total == 100)
+        #expect(done.done == 100)
+        #expect(done.failed == 0 && done.alreadyCached == 0 && done.cancelled == 0)
+        #expect(done.bytes > 0)
+        for index in 0..<100 {
+            let key = try CacheKey(url: origin.url("/p\(index).jpg"), variant: ThumbnailSpec(size: 96).variant)
+            #expect(daemon.cache.get(key) != nil)
+        }
+        #expect(origin.totalRequests == 100, "thumbnails only: detail images are not fetched unless asked")
+
+        let again = try Self.status(try await Self.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 }))
+        let second = try await Self.wait(daemon, again.id)
+        #expect(second.alreadyCached == 100)
+        #expect(second.done == 0)
+        #expect(origin.totalRequests == 100)
+        let listed = try JSONSerialization.jsonObject(with: Data(try await daemon.get("/v1/prefetch").body)) as? [String: Any]
+        #expect((listed?["jobs"] as? [Any])?.count == 2)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Cancelling a job of 500 slow URLs stops new downloads at once and closes the ones nobody else waits for")
+    func cancelStopsDownloads() async throws {
+        var routes: [String: OriginRoute] = [:]
+        for index in 0..<500 { routes["/s\(index).jpg"] = .image(Images.jpeg, latency: .seconds(3)) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let daemon = try await TestDaemon.start()
+        let urls = (0..<500).map { origin.url("/s\($0).jpg") }
+        let job = try Self.status(try await Self.post(daemon, ["urls": urls, "size": 64]))
+        #expect(await origin.waitForTotalRequests(count: 6, timeout: .seconds(20)))
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(daemon.port)/v1/prefetch/\(job.id)")
+        request.method = .DELETE
+        let cancelledAt = ContinuousClock.now
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        #expect(response.status.code == 200)
+        try await Task.sleep(for: .milliseconds(800))
+        let last = try #require(origin.lastRequestTime())
+        #expect(last - cancelledAt < .milliseconds(200), "origin requests went on \(last - cancelledAt) after the DELETE")
+        let received = origin.totalRequests
+        let closed = (0..<500).reduce(0) { $0 + origin.earlyCloses("/s\($1).jpg") }
+        #expect(closed == received, "every download in flight was closed (\(closed) of \(received))")
+        let final = try await Self.wait(daemon, job.id)
+        #expect(final.state == .cancelled)
+        #expect(final.done + final.alreadyCached + final.failed + final.cancelled == final.total)
+        #expect(final.cancelled == 500)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("An interactive request for a URL being prefetched joins that job: one origin request")
+    func interactiveJoinsPrefetch() async throws {
+        let origin = try await TestOrigin.start(routes: ["/j.jpg": .image(Images.jpeg, latency: .milliseconds(800))])
+        let daemon = try await TestDaemon.start()
+        let url = origin.url("/j.jpg")
+        let job = try Self.status(try await Self.post(daemon, ["urls": [url], "size": 80, "format": "jpeg"]))
+        #expect(await origin.waitForRequests("/j.jpg", count: 1, timeout: .seconds(20)))
+        let reply = try await daemon.get(daemon.thumbnailPath(url, "size=80&format=jpeg"))
+        #expect(reply.status == 200)
+        #expect(reply.body.starts(with: [0xFF, 0xD8]))
+        let final = try await Self.wait(daemon, job.id)
+        #expect(final.done == 1)
+        #expect(origin.requestCount("/j.jpg") == 1)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("page_url follows has_next for exactly N pages, and stops at has_next: false")
+    func pageURLFollowsPages() async throws {
+        var routes: [String: OriginRoute] = [:]
+        let origin = try await TestOrigin.start()
+        for number in 1...4 {
+            let products: [[String: Any]] = (0..<3).map { ["thumbnail": origin.url("/pg\(number)-\($0).jpg")] }
+            let page: [String: Any] = ["page_no": number, "pages": products, "has_next": number < 3]
+            routes["/list?page_no=\(number)"] = .body(bytes: Array(try JSONSerialization.data(withJSONObject: page)), contentType: "application/json")
+            for index in 0..<3 { routes["/pg\(number)-\(index).jpg"] = .image(Images.jpeg) }
+        }
+        for (path, route) in routes { origin.setRoute(path, route) }
+        let daemon = try await TestDaemon.start()
+
+        let two = try Self.status(try await Self.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 2, "size": 48]))
+        let twoDone = try await Self.wait(daemon, two.id)
+        #expect(twoDone.pagesFetched == 2)
+        #expect(twoDone.done == 6)
+        #expect(origin.requestCount("/list") == 2)
+        #expect(origin.requests("/list").map(\.uri) == ["/list?page_no=1", "/list?page_no=2"])
+
+        let five = try Self.status(try await Self.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 5, "size": 48]))
+        let fiveDone = try await Self.wait(daemon, five.id)
+        #expect(fiveDone.pagesFetched == 3, "page 3 says has_next: false")
+        #expect(fiveDone.total == 9)
+        #expect(fiveDone.alreadyCached == 6 && fiveDone.done == 3)
+        #expect(origin.requests("/list").map(\.uri).suffix(3) == ["/list?page_no=1", "/list?page_no=2", "/list?page_no=3"])
+        #expect(origin.requestCount("/list") == 5)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Broken entries are listed as failures with their codes, and the rest is made")
+    func brokenEntries() async throws {
+        let origin = try await TestOrigin.start(routes: [
+            "/ok1.jpg": .image(Images.jpeg), "/ok2.png": .image(Images.png, contentType: "image/png"),
+            "/missing.jpg": .status(404), "/corrupt.png": .image(Images.corruptPNG, contentType: "image/png"),
+        ])
+        let daemon = try await TestDaemon.start()
+        let products: [[String: Any]] = [
+            ["thumbnail": origin.url("/ok1.jpg")], ["images": []], ["thumbnail": "not a url"],
+            ["thumbnail": origin.url("/missing.jpg")], ["thumbnail": origin.url("/corrupt.png")], ["thumbnail": origin.url("/ok2.png")],
+            ["thumbnail": origin.url("/ok1.jpg")],
+        ]
+        let job = try Self.status(try await Self.post(daemon, Self.page(origin, products: products)))
+        let final = try await Self.wait(daemon, job.id)
+        #expect(final.total == 6, "the duplicate is made once")
+        #expect(final.done == 2)
+        #expect(final.failed == 4)
+        #expect(Set(final.failures.map(\.code)) == ["missing_url", "invalid_url", "origin_status", "corrupt_image"])
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Limits: too many URLs is 413, too many jobs at once is 429, bad bodies are 400")
+    func limits() async throws {
+        let origin = try await TestOrigin.start(routes: ["/slow.jpg": .image(Images.jpeg, latency: .seconds(2))])
+        let daemon = try await TestDaemon.start { $0.prefetch.maxURLsPerJob = 10; $0.prefetch.maxActiveJobs = 1 }
+        let tooMany = try await Self.post(daemon, ["urls": (0..<11).map { origin.url("/x\($0).jpg") }])
+        #expect(tooMany.status == 413)
+        #expect(tooMany.problemCode == "too_many_urls")
+        let running = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/slow.jpg")]]))
+        let refused = try await Self.post(daemon, ["urls": [origin.url("/other.jpg")]])
+        #expect(refused.status == 429)
+        #expect(refused.problemCode == "too_many_jobs")
+        #expect(try await Self.post(daemon, ["nothing": 1]).problemCode == "invalid_parameter")
+        #expect(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 0]).problemCode == "invalid_parameter")
+        #expect(try await daemon.get("/v1/prefetch/nope").status == 404)
+        _ = try await Self.wait(daemon, running.id)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+}
