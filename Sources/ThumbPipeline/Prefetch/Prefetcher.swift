@@ -97,7 +97,7 @@ public final class Prefetcher: Sendable {
                     next = page.hasNext ? ProductListPage.nextPageURL(pageURL, after: page.pageNumber ?? fetched) : nil
                 } catch {
                     _ = job.admit([.missing(pageURL)])
-                    job.record { $0.failed += 1; $0.failures.append(.init(url: pageURL, code: Self.code(of: error), message: "\(error)")) }
+                    job.record { $0.failed += 1; $0.failures.append(.init(url: pageURL, code: Self.code(of: error), message: Self.message(of: error))) }
                     next = nil
                 }
             }
@@ -163,11 +163,20 @@ public final class Prefetcher: Sendable {
             } catch is CancellationError {
                 break
             } catch {
-                job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: "\(error)")) }
+                job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: Self.message(of: error))) }
                 return
             }
         }
         job.record { $0.cancelled += 1 }
+    }
+
+    /// The reason without the code (the report has the code beside it).
+    static func message(of error: any Error) -> String {
+        switch error {
+        case let error as DownloadError: error.message
+        case let error as ImageError: error.message
+        default: "\(error)"
+        }
     }
 
     static func code(of error: any Error) -> String {

@@ -1,0 +1,143 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ThumbCache
+import ThumbPipeline
+import ThumbServer
+import ThumbdConfig
+
+/// Where a prefetch job runs: in the daemon the configuration names (if it answers), or here, in
+/// this process, against the same cache directory.
+protocol PrefetchBackend: Sendable {
+    var label: String { get }
+    func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus
+    func status(_ id: String) async throws -> PrefetchStatus
+    func cancel(_ id: String) async throws
+    func close() async
+}
+
+/// The job as the command line gave it.
+struct PrefetchJobRequest: Sendable {
+    var source: Prefetcher.Source
+    /// The page file's JSON text, sent as it is to a daemon.
+    var pageJSON: Data?
+    var spec: ThumbnailSpec
+    var includeImages: Bool
+
+    /// The body of `POST /v1/prefetch`.
+    func body() throws -> Data {
+        var object: [String: Any]
+        switch source {
+        case .urls(let urls): object = ["urls": urls]
+        case .pageURL(let url, let pages, _): object = ["page_url": url, "pages": pages]
+        case .page:
+            object = (try pageJSON.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }) ?? [:]
+        }
+        object["size"] = spec.size
+        object["fit"] = spec.fit.rawValue
+        object["format"] = spec.format.rawValue
+        object["q"] = spec.quality
+        object["include_images"] = includeImages
+        return try JSONSerialization.data(withJSONObject: object)
+    }
+}
+
+struct PrefetchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A running daemon, over HTTP.
+struct DaemonBackend: PrefetchBackend {
+    let base: String
+    let adminToken: String?
+    var label: String { "the daemon at \(base)" }
+
+    /// The daemon at `host:port`, if `/healthz` answers within three seconds (a busy daemon is
+    /// still the one to use; a dead port refuses at once).
+    static func find(host: String, port: Int, adminToken: String?) async -> DaemonBackend? {
+        let name = host.contains(":") ? "[\(host)]" : host
+        let base = "http://\(name == "0.0.0.0" ? "127.0.0.1" : name):\(port)"
+        do {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/healthz"), timeout: .seconds(3))
+            _ = try await response.body.collect(upTo: 4096)
+            return response.status == .ok ? DaemonBackend(base: base, adminToken: adminToken) : nil
+        } catch {
+            return nil
+        }
+    }
+
+    func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus {
+        var request = HTTPClientRequest(url: base + "/v1/prefetch")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let adminToken { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
+        request.body = .bytes(ByteBuffer(data: try job.body()))
+        return try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 202)
+    }
+
+    func status(_ id: String) async throws -> PrefetchStatus {
+        try await decode(try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/prefetch/\(id)"), timeout: .seconds(30)),
+                         expecting: 200)
+    }
+
+    func cancel(_ id: String) async throws {
+        var request = HTTPClientRequest(url: base + "/v1/prefetch/\(id)")
+        request.method = .DELETE
+        if let adminToken { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
+        _ = try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 200)
+    }
+
+    func close() async {}
+
+    private func decode(_ response: HTTPClientResponse, expecting status: Int) async throws -> PrefetchStatus {
+        let body = Data(buffer: try await response.body.collect(upTo: 32 << 20))
+        guard Int(response.status.code) == status else {
+            let problem = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+            let code = problem?["code"] as? String ?? "http_\(response.status.code)"
+            throw PrefetchFailure("\(label) refused the job: \(code): \(problem?["detail"] as? String ?? response.status.reasonPhrase)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(PrefetchStatus.self, from: body)
+    }
+}
+
+/// No daemon answers: the same pipeline in this process, on the same cache directory.
+final class InProcessBackend: PrefetchBackend {
+    let label: String
+    private let cache: TwoTierCache
+    private let pipeline: ThumbnailPipeline
+    private let prefetcher: Prefetcher
+
+    init(settings: DaemonSettings, cacheDescription: String) throws {
+        var logger = Logger(label: "thumbd.prefetch")
+        logger.logLevel = .error
+        cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
+                                      diskLimits: settings.diskLimits)
+        pipeline = ThumbnailPipeline(cache: cache, downloader: Downloader(settings: settings.download, logger: logger),
+                                     settings: settings.pipeline, logger: logger)
+        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
+        label = "this process (no daemon answered), cache \(cacheDescription)"
+    }
+
+    func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus {
+        do { return try prefetcher.submit(job.source, spec: job.spec) } catch {
+            throw PrefetchFailure("\(error.code.rawValue): \(error.message)")
+        }
+    }
+
+    func status(_ id: String) async throws -> PrefetchStatus {
+        guard let status = prefetcher.status(id) else { throw PrefetchFailure("the job \(id) is gone") }
+        return status
+    }
+
+    func cancel(_ id: String) async throws { prefetcher.cancel(id) }
+
+    func close() async {
+        pipeline.pool.shutdown()
+        await pipeline.downloader.shutdown()
+        cache.close()
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ThumbCache
+import ThumbPipeline
+import ThumbServer
+import ThumbdConfig
+import Thumbnailer
+
+struct PrefetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch",
+        abstract: "Make the thumbnails of a list of URLs or of a product-list page before anyone asks for them.",
+        discussion: """
+            The job goes to the daemon the configuration names (server.listen, THUMBD_LISTEN) when it answers;
+            otherwise it runs in this process against the same cache directory. On a terminal a live bar shows
+            done/total, rate, failures and ETA; otherwise plain progress lines. Ctrl-C cancels the job: no new
+            downloads start and those nobody else waits for are closed.
+
+            Exit status: 0 when every URL was made or already cached, 1 when any failed (each failure is listed
+            with its code), 2 for a usage error, 130 when cancelled with Ctrl-C.
+
+            Examples:
+              thumbd prefetch https://cdn.example.com/a.jpg https://cdn.example.com/b.jpg --size 200
+              thumbd prefetch --page page-1.json --size 240
+              thumbd prefetch --page-url 'https://api.example.com/products?page_no=1' --pages 3
+            """
+    )
+
+    @Argument(help: "Image URLs.") var urls: [String] = []
+    @Option(help: ArgumentHelp("A product-list page as the marketplace API sends it (JSON).", valueName: "FILE")) var page: String?
+    @Option(name: .customLong("page-url"), help: ArgumentHelp("Fetch the page JSON from here, following has_next.", valueName: "URL"))
+    var pageURL: String?
+    @Option(help: "With --page-url: how many pages at most (default 1).") var pages: Int = 1
+    @Flag(name: .customLong("include-images"), help: "Detail images too, not only each product's thumbnail.") var includeImages = false
+    @Option(help: "Thumbnail size (default: thumbnail.size, 200).") var size: Int?
+    @Option(help: "cover or contain.") var fit: Fit = .cover
+    @Option(help: "auto, jpeg, png or webp.") var format: ThumbnailSpec.Format = .auto
+    @Option(name: .customLong("q"), help: "Quality 1...100 (default: thumbnail.quality, 82).") var quality: Int?
+    @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
+    @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
+
+    func validate() throws {
+        let sources = (urls.isEmpty ? 0 : 1) + (page == nil ? 0 : 1) + (pageURL == nil ? 0 : 1)
+        guard sources == 1 else { throw ValidationError("give URLs, or --page FILE, or --page-url URL (exactly one of them)") }
+        if let size, !(1...4096).contains(size) { throw ValidationError("--size must be between 1 and 4096") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--q must be between 1 and 100") }
+        guard (1...10_000).contains(pages) else { throw ValidationError("--pages must be between 1 and 10000") }
+    }
+
+    func run() async throws {
+        let loaded: ThumbdConfiguration
+        do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
+            throw ValidationError(error.message)
+        }
+        let settings = loaded.daemon
+        let spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit, format: format,
+                                 quality: quality ?? settings.server.defaultQuality)
+        let job = try makeJob(spec: spec)
+
+        let backend: any PrefetchBackend
+        if !inProcess, let daemon = await DaemonBackend.find(host: settings.server.host, port: settings.server.port,
+                                                             adminToken: settings.server.adminToken) {
+            backend = daemon
+        } else {
+            do {
+                backend = try InProcessBackend(settings: settings, cacheDescription: settings.cacheDirectory?.path ?? "memory only")
+            } catch let error as CacheError {
+                throw PrefetchExit.failure("cannot open the cache at \(loaded.cacheLocation.url.path): \(error)")
+            }
+        }
+        let outcome = await drive(job, on: backend)
+        await backend.close()
+        switch outcome {
+        case .failure(let failure): throw PrefetchExit.failure(failure.description)
+        case .success(let status):
+            if status.state == .cancelled { throw ExitCode(130) }
+            if status.failed > 0 { throw ExitCode.failure }
+        }
+    }
+
+    private func makeJob(spec: ThumbnailSpec) throws -> PrefetchJobRequest {
+        if let page {
+            guard let data = FileManager.default.contents(atPath: page) else { throw ValidationError("cannot read \(page)") }
+            let parsed: ProductListPage
+            do { parsed = try JSONDecoder().decode(ProductListPage.self, from: data) } catch {
+                throw ValidationError("\(page) is not a product-list page ({\"pages\":[{\"thumbnail\":…}],…}): \(error)")
+            }
+            return PrefetchJobRequest(source: .page(parsed, includeImages: includeImages), pageJSON: data, spec: spec, includeImages: includeImages)
+        }
+        if let pageURL {
+            return PrefetchJobRequest(source: .pageURL(pageURL, pages: pages, includeImages: includeImages), spec: spec, includeImages: includeImages)
+        }
+        return PrefetchJobRequest(source: .urls(urls), spec: spec, includeImages: includeImages)
+    }
+
+    /// Submits, shows progress until the job ends, and cancels it on Ctrl-C.
+    private func drive(_ job: PrefetchJobRequest, on backend: any PrefetchBackend) async -> Result<PrefetchStatus, PrefetchFailure> {
+        var progress = PrefetchProgress()
+        let status: PrefetchStatus
+        do { status = try await backend.submit(job) } catch {
+            return .failure(PrefetchFailure("\(error)"))
+        }
+        let interrupt = Interrupt()
+        var current = status
+        var cancelSent = false
+        while current.state == .running {
+            if interrupt.happened, !cancelSent {
+                cancelSent = true
+                try? await backend.cancel(current.id)
+            }
+            progress.show(current)
+            try? await Task.sleep(for: .milliseconds(cancelSent ? 50 : 200))
+            do { current = try await backend.status(current.id) } catch {
+                return .failure(PrefetchFailure("lost the job: \(error)"))
+            }
+        }
+        progress.show(current)
+        progress.summary(current, where: backend.label)
+        return .success(current)
+    }
+}
+
+enum PrefetchExit: Error, CustomStringConvertible {
+    case failure(String)
+    var description: String {
+        switch self { case .failure(let message): message }
+    }
+}
+
+/// SIGINT, noticed instead of killing the process, so the job can be cancelled cleanly.
+final class Interrupt: @unchecked Sendable {
+    // Kept only to keep the source alive; set once in init.
+    private let source: any DispatchSourceSignal
+    private let flag = Flag()
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [flag] in flag.set() }
+        source.resume()
+    }
+
+    var happened: Bool { flag.value }
+
+    private final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var raised = false
+        func set() { lock.withLock { raised = true } }
+        var value: Bool { lock.withLock { raised } }
+    }
+}
+
+extension ThumbnailSpec.Format: ExpressibleByArgument {}

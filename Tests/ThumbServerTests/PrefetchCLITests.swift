@@ -1,0 +1,94 @@
+import ChildProcess
+import Foundation
+import TestOrigin
+import Testing
+
+@Suite("thumbd prefetch: to a running daemon, in-process without one, Ctrl-C")
+struct PrefetchCLITests {
+    static func environment(_ pairs: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("THUMBD_") }
+        environment.merge(pairs) { $1 }
+        return environment
+    }
+
+    /// Runs thumbd to the end on a thread of its own: waiting for a process must not hold one of
+    /// the few threads that run the in-process daemon's handlers.
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: ShutdownTests.executable)
+                process.arguments = arguments
+                process.environment = environment
+                let errors = Pipe()
+                process.standardError = errors
+                process.standardOutput = FileHandle.nullDevice
+                do { try process.run() } catch { return continuation.resume(throwing: error) }
+                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, text))
+            }.start()
+        }
+    }
+
+    @Test("With a daemon running, the job is sent to it and the summary printed")
+    func sendsToDaemon() async throws {
+        let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg), "/b.png": .image(Images.png, contentType: "image/png")])
+        let daemon = try await TestDaemon.start()
+        let (status, stderr) = try await Self.run(["prefetch", origin.url("/a.jpg"), origin.url("/b.png"), "--size", "64"],
+                                                  environment: Self.environment(["THUMBD_LISTEN": "127.0.0.1:\(daemon.port)"]))
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("2 URLs: 2 made"), "\(stderr)")
+        #expect(stderr.contains("the daemon at http://127.0.0.1:\(daemon.port)"))
+        #expect(daemon.daemon.prefetcher.list().count == 1)
+        #expect(daemon.cache.memory.stats.entries == 2)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("Without a daemon the work is done in-process against the same cache; failures exit 1 with their codes")
+    func inProcess() async throws {
+        let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg), "/gone.jpg": .status(404)])
+        let directory = try TestDaemon.temporaryDirectory()
+        let environment = Self.environment(["THUMBD_LISTEN": "127.0.0.1:1", "THUMBD_CACHE_DIR": directory.path,
+                                            "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"])
+        let (status, stderr) = try await Self.run(["prefetch", origin.url("/a.jpg"), origin.url("/gone.jpg"), "--size", "64"],
+                                                  environment: environment)
+        #expect(status == 1, "\(stderr)")
+        #expect(stderr.contains("this process (no daemon answered)"), "\(stderr)")
+        #expect(stderr.contains("origin_status"), "\(stderr)")
+        #expect(stderr.contains("1 made"), "\(stderr)")
+        let listing = try ChildProcess.run(ShutdownTests.executable, ["cache", "ls", "--json", "--cache-dir", directory.path], timeoutSeconds: 60)
+        let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]]
+        #expect(entries?.contains { ($0["url"] as? String) == origin.url("/a.jpg") && ($0["kind"] as? String) == "thumbnail" } == true)
+        // A second run finds it cached.
+        let again = try await Self.run(["prefetch", origin.url("/a.jpg"), "--size", "64"], environment: environment)
+        #expect(again.status == 0)
+        #expect(again.stderr.contains("1 already cached"), "\(again.stderr)")
+        #expect(origin.requestCount("/a.jpg") == 1)
+        try await origin.shutdown()
+    }
+
+    @Test("Ctrl-C cancels the job: downloads are closed and the exit status is 130")
+    func interruptCancels() async throws {
+        var routes: [String: OriginRoute] = [:]
+        for index in 0..<20 { routes["/s\(index).jpg"] = .image(Images.jpeg, latency: .seconds(5)) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let directory = try TestDaemon.temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ShutdownTests.executable)
+        process.arguments = ["prefetch"] + (0..<20).map { origin.url("/s\($0).jpg") }
+        process.environment = Self.environment(["THUMBD_LISTEN": "127.0.0.1:1", "THUMBD_CACHE_DIR": directory.path,
+                                                "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"])
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(await origin.waitForTotalRequests(count: 3, timeout: .seconds(30)))
+        kill(process.processIdentifier, SIGINT)
+        #expect(await ShutdownTests.waitForExit(process, timeout: .seconds(10)))
+        #expect(process.terminationStatus == 130)
+        let closed = (0..<20).reduce(0) { $0 + origin.earlyCloses("/s\($1).jpg") }
+        #expect(closed == origin.totalRequests && closed > 0)
+        try await origin.shutdown()
+    }
+}
