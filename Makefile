@@ -68,6 +68,11 @@ bench: bench-deps release
 bench-serve: bench-deps release
 	.build/release/thumbd bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
 
+# Prefetch jobs: 500 thumbnails behind 50 ms of origin latency against the bound, and DELETE to the
+# last origin request.
+bench-prefetch: bench-deps release
+	.build/release/thumbd bench prefetch --corpus $(CORPORA)/photos
+
 # The hostile-file suites under AddressSanitizer (separate build folder; slow, not part of CI). Leak
 # detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass 1 GiB.
 asan-broken: deps
