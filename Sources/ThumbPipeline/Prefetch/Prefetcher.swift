@@ -46,8 +46,7 @@ public final class Prefetcher: Sendable {
         }
         let job = PrefetchJob(id: Self.newID())
         try jobs.withLock { (table) throws(PrefetchRefused) in
-            let cutoff = ContinuousClock.now - settings.keepFinished
-            table = table.filter { !$0.value.ended(before: cutoff) }
+            prune(&table)
             let running = table.values.filter(\.isRunning).count
             guard running < settings.maxActiveJobs else {
                 throw PrefetchRefused(code: .tooManyJobs, message: "\(running) prefetch jobs are running; the limit is \(settings.maxActiveJobs)")
@@ -62,10 +61,24 @@ public final class Prefetcher: Sendable {
         return job.status
     }
 
-    public func status(_ id: String) -> PrefetchStatus? { jobs.withLock { $0[id] }?.status }
+    public func status(_ id: String) -> PrefetchStatus? {
+        jobs.withLock { table in
+            prune(&table)
+            return table[id]
+        }?.status
+    }
 
     public func list() -> [PrefetchStatus] {
-        jobs.withLock { Array($0.values) }.map(\.status).sorted { $0.created < $1.created }
+        jobs.withLock { table in
+            prune(&table)
+            return Array(table.values)
+        }.map(\.status).sorted { $0.created < $1.created }
+    }
+
+    /// Drops reports of jobs that ended longer than `keepFinished` ago.
+    private func prune(_ table: inout [String: PrefetchJob]) {
+        let cutoff = ContinuousClock.now - settings.keepFinished
+        table = table.filter { !$0.value.ended(before: cutoff) }
     }
 
     /// Cancels what has not finished; nil for an unknown job.
