@@ -127,13 +127,14 @@ public final class TwoTierCache: Sendable {
             return nil
         }
         guard let hit else { return nil }
+        let facts = hit.facts
         if hit.bytes.count <= memory.maxEntryBytes, memory.limits.maxEntries > 0 {
-            remember(Metadata(key: key, validated: hit.validated, validators: hit.validators, contentType: hit.contentType,
-                              checksum: hit.checksum))
+            remember(Metadata(key: key, validated: facts.validated, validators: facts.validators, contentType: facts.contentType,
+                              checksum: facts.checksum))
             memory.set(key, hit.bytes)
         }
-        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: hit.isStale, validators: hit.validators,
-                        contentType: hit.contentType, checksum: hit.checksum, validated: Date(timeIntervalSince1970: hit.validated))
+        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: facts.isStale, validators: facts.validators,
+                        contentType: facts.contentType, checksum: facts.checksum, validated: Date(timeIntervalSince1970: facts.validated))
     }
 
     /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway

@@ -84,7 +84,7 @@ extension FastPathTests {
 
 /// Writes raw bytes to the daemon and reads until it closes the connection.
 enum RawHTTP {
-    static func exchange(port: Int, _ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+    static func exchange(port: Int, _ text: String, timeout: Duration = .seconds(30)) async throws -> String {
         try await Task.detached {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw TestFailure("socket failed") }

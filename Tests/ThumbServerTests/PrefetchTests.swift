@@ -195,11 +195,11 @@ extension PrefetchTests {
     @Test("Finished jobs are kept for prefetch.keep_finished, then dropped")
     func finishedJobsExpire() async throws {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
-        let daemon = try await TestDaemon.start { $0.prefetch.keepFinished = .milliseconds(500) }
+        let daemon = try await TestDaemon.start { $0.prefetch.keepFinished = .seconds(3) }
         let job = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")]]))
         _ = try await Self.wait(daemon, job.id)
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 200)
-        try await Task.sleep(for: .milliseconds(800))
+        try await Task.sleep(for: .seconds(4))
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 404)
         try await daemon.stop()
         try await origin.shutdown()

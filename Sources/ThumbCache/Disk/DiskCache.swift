@@ -357,14 +357,19 @@ public final class DiskCache: Sendable {
         guard let id = Hash256(hex: key.digest) else { return nil }
         if mode == .readOnly {
             return try readOnlyLookup(key, id: id).map { hit in
-                DiskContent(bytes: hit.bytes, checksum: hit.entry.checksum, contentType: hit.entry.contentType,
-                            validators: hit.entry.validators, validated: hit.entry.validated.timeIntervalSince1970, isStale: hit.isStale)
+                DiskContent(bytes: hit.bytes, facts: DiskEntryFacts(checksum: hit.entry.checksum, contentType: hit.entry.contentType,
+                                                                    validators: hit.entry.validators,
+                                                                    validated: hit.entry.validated.timeIntervalSince1970, isStale: hit.isStale))
             }
         }
         guard let (bytes, record, stale) = try ownerLookup(id) else { return nil }
-        return DiskContent(bytes: bytes, checksum: record.checksum.hex, contentType: record.contentType,
-                           validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
-                           validated: record.validated, isStale: stale)
+        return DiskContent(bytes: bytes, facts: facts(record, isStale: stale))
+    }
+
+    private func facts(_ record: DiskEntryRecord, isStale: Bool) -> DiskEntryFacts {
+        DiskEntryFacts(checksum: record.checksum.hex, contentType: record.contentType,
+                       validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
+                       validated: record.validated, isStale: isStale)
     }
 
     private func ownerLookup(_ id: Hash256) throws(CacheError) -> ([UInt8], DiskEntryRecord, Bool)? {
@@ -416,9 +421,8 @@ public final class DiskCache: Sendable {
         guard let record else { return nil }
         let now = clock.seconds
         guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
-        return DiskFile(path: layout.dataPath(id), size: touched.size, checksum: touched.checksum.hex, contentType: touched.contentType,
-                        validators: CacheValidators(etag: touched.etag, lastModified: touched.lastModified),
-                        validated: touched.validated, isStale: isStale(validated: touched.validated, now: now))
+        return DiskFile(path: layout.dataPath(id), size: touched.size,
+                        facts: facts(touched, isStale: isStale(validated: touched.validated, now: now)))
     }
 
     /// Records a hit (last access, LRU position, counts) if the entry is still the one that was read.

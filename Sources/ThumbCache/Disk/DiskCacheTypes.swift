@@ -194,9 +194,8 @@ public struct DiskHit: Sendable {
     public let isStale: Bool
 }
 
-/// What serving a disk hit needs (`DiskCache.content`).
-public struct DiskContent: Sendable {
-    public let bytes: [UInt8]
+/// What serving a disk entry needs besides its bytes.
+public struct DiskEntryFacts: Sendable {
     /// SHA-256 hex.
     public let checksum: String
     public let contentType: String?
@@ -206,17 +205,17 @@ public struct DiskContent: Sendable {
     public let isStale: Bool
 }
 
+/// A disk hit read for serving (`DiskCache.content`).
+public struct DiskContent: Sendable {
+    public let bytes: [UInt8]
+    public let facts: DiskEntryFacts
+}
+
 /// A checked entry's file, for sending without reading it (`DiskCache.checkedFile`).
 public struct DiskFile: Sendable {
     public let path: String
     public let size: Int
-    /// SHA-256 hex.
-    public let checksum: String
-    public let contentType: String?
-    public let validators: CacheValidators
-    /// Unix seconds when the bytes were stored or last revalidated.
-    public let validated: Double
-    public let isStale: Bool
+    public let facts: DiskEntryFacts
 }
 
 /// Orders for `DiskCache.entries(sortedBy:…)`.

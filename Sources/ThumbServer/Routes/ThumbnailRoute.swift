@@ -98,20 +98,20 @@ struct ThumbnailRoute: Sendable {
     /// be opened (removed a moment ago): the full route then looks again.
     private func fileHit(_ file: DiskFile, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?,
                          date: (second: Int, text: String), version: HTTPVersion, keepAlive: Bool) -> FastHit? {
-        guard !file.isStale else { return nil }
+        guard !file.facts.isStale else { return nil }
         metrics.served(.disk)
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         let status: HTTPResponse.Status
         let responseHead: HTTPResponseHead
-        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.checksum, second: date.second) {
+        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.facts.checksum, second: date.second) {
             (status, responseHead) = (.ok, prepared.head)
         } else {
-            let result = PipelineResult(bytes: [], contentType: file.contentType ?? "application/octet-stream", checksum: file.checksum,
-                                        source: .disk)
+            let result = PipelineResult(bytes: [], contentType: file.facts.contentType ?? "application/octet-stream",
+                                        checksum: file.facts.checksum, source: .disk)
             (status, responseHead) = nioHead(result, length: file.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
                                              date: date.text, version: version, keepAlive: keepAlive)
             if reusable, status == .ok {
-                prepared.store(key, .init(checksum: file.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
+                prepared.store(key, .init(checksum: file.facts.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
             }
         }
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
