@@ -137,6 +137,16 @@ public final class TwoTierCache: Sendable {
                         contentType: facts.contentType, checksum: facts.checksum, validated: Date(timeIntervalSince1970: facts.validated))
     }
 
+    /// Whether `key` is held and fresh, without reading its bytes, counting a hit or promoting it
+    /// to memory: a prefetch of a page asks this for every URL, and must not push what people are
+    /// looking at out of the memory tier.
+    public func isFresh(_ key: CacheKey) -> Bool {
+        let now = clock.seconds
+        if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) { return !isStale(meta.validated, now) }
+        guard let entry = (try? disk?.entry(for: key)) ?? nil else { return false }
+        return !isStale(entry.validated.timeIntervalSince1970, now)
+    }
+
     /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway
     /// (it is off, or the entry is over its per-entry size), a checked disk file to send as is;
     /// otherwise what `get` gives (a disk hit read and promoted to memory).

@@ -205,3 +205,25 @@ extension PrefetchTests {
         try await origin.shutdown()
     }
 }
+
+extension PrefetchTests {
+    @Test("Already-cached URLs are counted without reading them or pushing them into the memory tier")
+    func cachedURLsAreNotPromoted() async throws {
+        let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg), "/b.jpg": .image(Images.otherJPEG)])
+        let directory = try TestDaemon.temporaryDirectory()
+        let urls = [origin.url("/a.jpg"), origin.url("/b.jpg")]
+        let first = try await TestDaemon.start(cacheDirectory: directory)
+        let made = try await Self.wait(first, try Self.status(try await Self.post(first, ["urls": urls])).id)
+        #expect(made.done == 2)
+        try await first.stop()
+
+        let second = try await TestDaemon.start(cacheDirectory: directory)
+        let again = try await Self.wait(second, try Self.status(try await Self.post(second, ["urls": urls])).id)
+        #expect(again.alreadyCached == 2)
+        #expect(second.cache.memory.stats.entries == 0, "a prefetch of cached URLs must not fill the memory tier")
+        #expect(second.cache.disk?.activity.hits == 0, "nor read their files")
+        #expect(origin.totalRequests == 2)
+        try await second.stop()
+        try await origin.shutdown()
+    }
+}

@@ -160,15 +160,22 @@ public final class Prefetcher: Sendable {
             job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: "invalid_url", message: error.message)) }
             return
         }
-        let cached = pipeline.cache.get(key)
-        if let cached, !cached.isStale {
+        if pipeline.cache.isFresh(key) {
             job.record { $0.alreadyCached += 1 }
             return
         }
         while true {
             do {
-                let result = try await pipeline.make(key, spec: spec, priority: .prefetch, stale: cached)
-                job.record { $0.done += 1; $0.bytes += result.bytes.count }
+                let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch)
+                // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
+                job.record { status in
+                    if result.source == .miss {
+                        status.done += 1
+                        status.bytes += result.bytes.count
+                    } else {
+                        status.alreadyCached += 1
+                    }
+                }
                 return
             } catch is PipelineBusy {
                 // Interactive requests keep their slots: wait for room rather than fail.
