@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import ThumbPipeline
-import Thumbnailer
 
 /// `POST /v1/prefetch`, `GET /v1/prefetch`, `GET /v1/prefetch/{id}`, `DELETE /v1/prefetch/{id}`.
 ///
@@ -80,14 +79,12 @@ struct PrefetchRoutes: Sendable {
             guard let number = value as? Int else { throw Problem.badParameter("\(name) must be a whole number") }
             return number
         }
-        let size = try int("size") ?? settings.defaultSize
-        guard (1...settings.maxSize).contains(size) else { throw Problem.badParameter("size must be between 1 and \(settings.maxSize)") }
-        let quality = try int("q") ?? settings.defaultQuality
-        guard (1...100).contains(quality) else { throw Problem.badParameter("q must be between 1 and 100") }
-        let fitText = object["fit"] as? String ?? Fit.cover.rawValue
-        guard let fit = Fit(rawValue: fitText) else { throw Problem.badParameter("fit must be cover or contain") }
-        let formatText = object["format"] as? String ?? ThumbnailSpec.Format.auto.rawValue
-        guard let format = ThumbnailSpec.Format(rawValue: formatText) else { throw Problem.badParameter("format must be auto, jpeg, png or webp") }
-        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
+        func text(_ name: String) throws -> String? {
+            guard let value = object[name] else { return nil }
+            guard let string = value as? String else { throw Problem.badParameter("\(name) must be a string") }
+            return string
+        }
+        return try ThumbnailQuery.variant(size: int("size"), fit: text("fit"), format: text("format"), quality: int("q"),
+                                          settings: settings)
     }
 }

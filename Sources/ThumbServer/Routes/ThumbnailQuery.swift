@@ -40,24 +40,31 @@ struct ThumbnailQuery: Sendable {
         do { url = try NormalizedURL(text) } catch {
             throw Problem(.badRequest, code: "invalid_url", detail: error.message)
         }
-        size = try parameters.int("size") ?? settings.defaultSize
+        let spec = try Self.variant(size: parameters.int("size"), fit: parameters["fit"], format: parameters["format"],
+                                    quality: parameters.int("q"), settings: settings)
+        (size, fit, format, quality) = (spec.size, spec.fit, spec.format, spec.quality)
+    }
+
+    /// The variant parameters, checked against the settings' limits and defaulted from them. The
+    /// thumbnail query and the prefetch body both go through here.
+    static func variant(size: Int?, fit: String?, format: String?, quality: Int?, settings: ServerSettings) throws -> ThumbnailSpec {
+        let size = size ?? settings.defaultSize
         guard (1...settings.maxSize).contains(size) else {
             throw Problem.badParameter("size must be between 1 and \(settings.maxSize), not \(size)")
         }
-        let fitText = parameters["fit"] ?? Fit.cover.rawValue
+        let fitText = fit ?? Fit.cover.rawValue
         guard let fit = Fit(rawValue: fitText) else {
             throw Problem.badParameter("fit must be cover or contain, not \"\(fitText)\"")
         }
-        self.fit = fit
-        let formatText = parameters["format"] ?? ThumbnailSpec.Format.auto.rawValue
+        let formatText = format ?? ThumbnailSpec.Format.auto.rawValue
         guard let format = ThumbnailSpec.Format(rawValue: formatText) else {
             throw Problem.badParameter("format must be auto, jpeg, png or webp, not \"\(formatText)\"")
         }
-        self.format = format
-        quality = try parameters.int("q") ?? settings.defaultQuality
+        let quality = quality ?? settings.defaultQuality
         guard (1...100).contains(quality) else {
             throw Problem.badParameter("q must be between 1 and 100, not \(quality)")
         }
+        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
     }
 
     /// `format=auto` becomes WebP for clients that accept it (the response then varies by Accept).
