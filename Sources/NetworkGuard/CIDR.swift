@@ -48,14 +48,7 @@ public struct CIDR: Hashable, Sendable, CustomStringConvertible {
     /// Reads a comma-separated list (`"10.0.0.0/8, fd00::/8"`); blanks around entries and empty
     /// entries are ignored, so a trailing comma or an empty setting is fine.
     public static func parseList(_ text: String) throws(CIDRParseError) -> [CIDR] {
-        var networks: [CIDR] = []
-        for entry in text.split(separator: ",") {
-            let trimmed = entry.trimmingBlanks
-            guard !trimmed.isEmpty else { continue }
-            guard let cidr = CIDR(String(trimmed)) else { throw CIDRParseError(entry: String(trimmed)) }
-            networks.append(cidr)
-        }
-        return networks
+        try commaSeparated(text, CIDR.init, orThrow: CIDRParseError.init(entry:))
     }
 }
 
@@ -79,4 +72,18 @@ extension Substring {
         }
         return self[first...last]
     }
+}
+
+/// A comma-separated setting read entry by entry: blanks around entries and empty entries are
+/// ignored; the first entry `make` refuses is thrown as `error`.
+func commaSeparated<Element, Failure: Error>(_ text: String, _ make: (String) -> Element?,
+                                             orThrow error: (String) -> Failure) throws(Failure) -> [Element] {
+    var elements: [Element] = []
+    for entry in text.split(separator: ",") {
+        let trimmed = String(entry.trimmingBlanks)
+        guard !trimmed.isEmpty else { continue }
+        guard let element = make(trimmed) else { throw error(trimmed) }
+        elements.append(element)
+    }
+    return elements
 }

@@ -32,14 +32,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads a comma-separated list; blanks around entries and empty entries are ignored.
     public static func parseList(_ text: String) throws(HostPatternParseError) -> [HostPattern] {
-        var patterns: [HostPattern] = []
-        for entry in text.split(separator: ",") {
-            let trimmed = entry.trimmingBlanks
-            guard !trimmed.isEmpty else { continue }
-            guard let pattern = HostPattern(String(trimmed)) else { throw HostPatternParseError(entry: String(trimmed)) }
-            patterns.append(pattern)
-        }
-        return patterns
+        try commaSeparated(text, HostPattern.init, orThrow: HostPatternParseError.init(entry:))
     }
 
     /// nil for anything that is not a plausible host: the same check guards `matches`, so a host

@@ -138,10 +138,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
                                      largeDirectory: noLarge ? nil : largeDirectory())
         let results = try await runner.run()
         if json {
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            try printBenchJSON(results)
         } else {
             print(BenchReport(results: results, verbose: verbose).render(), terminator: "")
         }
@@ -153,4 +150,12 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: sibling, isDirectory: &isDirectory) && isDirectory.boolValue ? sibling : nil
     }
+}
+
+/// `--json` of the bench commands: snake_case keys, sorted, indented.
+func printBenchJSON(_ results: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    print(String(decoding: try encoder.encode(results), as: UTF8.self))
 }

@@ -153,10 +153,7 @@ struct BenchServeCommand: ParsableCommand {
         defer { runner.cleanUp() }
         let results = try runner.run()
         if json {
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            try printBenchJSON(results)
         } else {
             print(results.render(), terminator: "")
         }
