@@ -8,6 +8,8 @@ import PackageDescription
 //   Thumbnailer joins codecs and ops; the thumbd executable is the only CLI.
 //   NetworkGuard (address classification) -> ThumbPipeline (downloads, coalescing jobs, CPU pool)
 //   -> ThumbServer (HTTP, problem+json, metrics, signatures) -> ThumbdConfig (file + env) -> thumbd.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "thumbd",
     platforms: [.macOS(.v14)],
@@ -44,22 +46,29 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CJPEG"]),
 
         .target(name: "ImageCore"),
+        // Byte counts as people write and read them ("300KiB"), for settings, flags and messages.
+        .target(name: "ByteUnits"),
         .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG", "CJPEGBridge"]),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec"]),
-        .target(name: "ImageOps", dependencies: ["ImageCore"]),
-        .target(name: "ImageQuality", dependencies: ["ImageCore"]),
+        // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
+        // unoptimised Swift does some 30 times slower.
+        .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
+        .target(name: "ImageQuality", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
         .target(name: "ChildProcess"),
         // The two-tier thumbnail cache: knows bytes and keys, nothing of codecs or HTTP.
         .target(
             name: "ThumbCache",
             dependencies: [
+                "ByteUnits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
+        // A seller's photos made ready for upload: upright, no metadata, within a byte budget.
+        .target(name: "UploadPreparation", dependencies: ["ByteUnits", "ImageCore", "ImageCodecs", "ImageOps", "Thumbnailer"]),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
         .target(name: "NetworkGuard"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
@@ -112,7 +121,7 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ThumbCache"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache"], path: "Tests/TestSupport"),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
         .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"]),
@@ -122,6 +131,7 @@ let package = Package(
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps"]),
         // A real HTTP origin on 127.0.0.1 with latency and faults, for the download and server tests.
         .target(

@@ -40,6 +40,21 @@ public enum ImageCodecs {
         }
     }
 
+    /// The metadata the file carries beside its pixels; nil for PNG, whose text and eXIf chunks are
+    /// not inspected (nothing hands a PNG on unchanged).
+    public static func metadata(in data: [UInt8]) throws(ImageError) -> EmbeddedMetadata? {
+        switch try format(of: data) {
+        case .jpeg: try JPEGCodec.metadata(in: data)
+        case .webp: try WebPCodec.metadata(in: data)
+        case .png: nil
+        }
+    }
+
+    /// The JPEG without its metadata, losslessly (see `JPEGCodec.removingMetadata`).
+    public static func removingJPEGMetadata(_ data: [UInt8]) throws(ImageError) -> [UInt8] {
+        try JPEGCodec.removingMetadata(data)
+    }
+
     public static func encode(_ image: PixelBuffer, _ settings: EncodeSettings) throws(ImageError) -> [UInt8] {
         switch settings {
         case .jpeg(let quality, let progressive):

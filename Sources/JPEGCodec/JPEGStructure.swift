@@ -28,6 +28,12 @@ struct JPEGStructure {
     var orientation: Orientation = .up
     var scanCount = 0
     var endsWithEOI = false
+    /// Metadata found in application segments, comments and after the end marker.
+    var metadata: EmbeddedMetadata = []
+    /// Byte ranges (marker included) of the segments that carry metadata and nothing a decoder needs.
+    var metadataSegments: [Range<Int>] = []
+    /// Index just past the EOI marker (0 when there is none).
+    var endOfImage = 0
     /// A segment or scan ran past the end of the data.
     var truncated = false
 
@@ -57,6 +63,7 @@ struct JPEGStructure {
                 guard let next = Self.nextByte(0xFF, in: data, from: at) else { truncated = true; return }
                 at = next
             }
+            let markerStart = at
             // Markers may be preceded by any number of 0xFF fill bytes.
             while at < count && data[at] == 0xFF { at += 1 }
             guard at < count else { truncated = true; return }
@@ -65,6 +72,8 @@ struct JPEGStructure {
             switch marker {
             case 0xD9:
                 endsWithEOI = true
+                endOfImage = at
+                if at < count { metadata.insert(.trailingData) }
                 return
             case 0x01, 0xD0...0xD7:
                 continue  // standalone markers without a length
@@ -77,6 +86,10 @@ struct JPEGStructure {
             guard at + length <= count else { truncated = true; return }
             let segment = UnsafeBufferPointer(rebasing: data[(at + 2)..<(at + length)])
             read(marker: marker, segment: segment)
+            if let kind = Self.metadataKind(marker: marker, segment: segment) {
+                metadata.insert(kind)
+                metadataSegments.append(markerStart..<(at + length))
+            }
             at += length
             if marker == 0xDA {
                 scanCount += 1
@@ -120,6 +133,24 @@ struct JPEGStructure {
             }
         default:
             break
+        }
+    }
+
+    /// What an APPn or COM segment holds, or nil when a decoder needs it: JFIF (pixel density) and
+    /// Adobe APP14 (whether the colour is YCbCr or RGB/CMYK, and CMYK inversion) stay.
+    private static func metadataKind(marker: UInt8, segment: UnsafeBufferPointer<UInt8>) -> EmbeddedMetadata? {
+        func starts(_ text: String) -> Bool { segment.starts(with: Array(text.utf8)) }
+        switch marker {
+        case 0xE0: return starts("JFIF\0") ? nil : .otherApplicationData
+        case 0xE1:
+            if starts("Exif\0") { return .exif }
+            if starts("http://ns.adobe.com/xap/1.0/\0") || starts("http://ns.adobe.com/xmp/extension/\0") { return .xmp }
+            return .otherApplicationData
+        case 0xE2: return starts("ICC_PROFILE\0") ? .iccProfile : .otherApplicationData
+        case 0xEE: return starts("Adobe") ? nil : .otherApplicationData
+        case 0xE3...0xEF: return .otherApplicationData
+        case 0xFE: return .comment
+        default: return nil
         }
     }
 

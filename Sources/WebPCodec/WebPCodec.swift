@@ -11,6 +11,11 @@ public enum WebPCodec {
         }
     }
 
+    /// The metadata chunks a WebP carries (a simple VP8/VP8L file has none).
+    public static func metadata(in data: [UInt8]) throws(ImageError) -> EmbeddedMetadata {
+        try data.withUnsafeBufferPointer { buffer throws(ImageError) in try WebPContainer(buffer).metadata }
+    }
+
     /// Decodes to RGBA (not premultiplied). Limits are checked from the header before any pixel
     /// memory is allocated. With `scale.minimumScale < 1`, libwebp scales while decoding to at least
     /// that fraction of each side. Animations yield their first frame composited on the canvas,

@@ -9,6 +9,8 @@ struct WebPContainer {
     let riffEnd: Int
     /// FourCC of the first chunk: "VP8 ", "VP8L" or "VP8X".
     let firstChunk: String
+    /// Metadata chunks (EXIF, XMP, ICCP) and bytes after the RIFF container.
+    let metadata: EmbeddedMetadata
 
     static let headerSize = 12
     private static let riff: [UInt8] = Array("RIFF".utf8)
@@ -47,6 +49,7 @@ struct WebPContainer {
 
         var offset = Self.headerSize
         var first: String?
+        var metadata: EmbeddedMetadata = riffEnd < count ? .trailingData : []
         while offset + 8 <= riffEnd {
             let fourcc = String(decoding: UnsafeBufferPointer(rebasing: data[offset..<offset + 4]), as: UTF8.self)
             let size = Self.le32(data, at: offset + 4)
@@ -55,6 +58,12 @@ struct WebPContainer {
                 throw .corrupt("WebP chunk \"\(fourcc)\" at offset \(offset) declares \(size) bytes, past the end of the RIFF container")
             }
             if first == nil { first = fourcc }
+            switch fourcc {
+            case "EXIF": metadata.insert(.exif)
+            case "XMP ": metadata.insert(.xmp)
+            case "ICCP": metadata.insert(.iccProfile)
+            default: break
+            }
             // Chunks are padded to an even size; a writer may leave out the pad byte of the last one.
             offset = payloadEnd + (size & 1)
         }
@@ -66,6 +75,7 @@ struct WebPContainer {
         }
         self.riffEnd = riffEnd
         self.firstChunk = first
+        self.metadata = metadata
     }
 
     var isExtended: Bool { firstChunk == "VP8X" }

@@ -1,3 +1,4 @@
+import ByteUnits
 import Foundation
 
 // The disk tier's public vocabulary: limits, what a lookup returns, listings, statistics,
@@ -273,8 +274,8 @@ public struct CacheSizeBucket: Sendable, Hashable, Codable {
 
     /// "16 KiB – 64 KiB", "≥ 4 MiB".
     public var label: String {
-        guard let upperBound else { return "≥ \(formatBytes(lowerBound))" }
-        return lowerBound == 0 ? "< \(formatBytes(upperBound))" : "\(formatBytes(lowerBound)) – \(formatBytes(upperBound))"
+        guard let upperBound else { return "≥ \(ByteSize.format(lowerBound))" }
+        return lowerBound == 0 ? "< \(ByteSize.format(upperBound))" : "\(ByteSize.format(lowerBound)) – \(ByteSize.format(upperBound))"
     }
 
     /// The fixed bucket bounds: < 1 KiB, 1–4 KiB, …, 1–4 MiB, ≥ 4 MiB.
@@ -381,7 +382,7 @@ public enum CacheError: Error, Sendable, Hashable, CustomStringConvertible {
         case .readFailed(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .entryTooLarge(let size, let maxBytes):
-            return "an entry of \(formatBytes(size)) does not fit its cache budget of \(formatBytes(maxBytes))"
+            return "an entry of \(ByteSize.format(size)) does not fit its cache budget of \(ByteSize.format(maxBytes))"
         case .indexFailed(let reason):
             return "the cache index failed: \(reason)"
         case .indexUnreadable(let path, let reason):
@@ -392,18 +393,6 @@ public enum CacheError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-func formatBytes(_ bytes: Int) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1024 && unit < units.count - 1 {
-        value /= 1024
-        unit += 1
-    }
-    if unit == 0 { return "\(bytes) B" }
-    let rounded = (value * 10).rounded() / 10
-    return rounded == rounded.rounded() ? "\(Int(rounded)) \(units[unit])" : "\(rounded) \(units[unit])"
-}
 
 extension Duration {
     /// The duration in seconds, as a Double.

@@ -1,0 +1,153 @@
+import ImageCodecs
+import ImageCore
+import ImageOps
+import Thumbnailer
+
+/// Makes a seller's photos ready for upload: upright, without metadata, square when asked, the
+/// longest side capped, each within the byte budget, and all of them or none.
+public enum UploadPreparer {
+    /// Runs one image's CPU-bound work somewhere other than the caller's thread (the daemon's CPU
+    /// pool, a command's own threads) and hands back its result.
+    public typealias Runner = @Sendable (_ work: @escaping @Sendable () throws -> PreparedImage) async throws -> PreparedImage
+
+    /// Called as an image's pixels start to be decoded; tests count decodes with it.
+    public typealias DecodeObserver = @Sendable (ImageReference) -> Void
+
+    /// The count rule, checked before anything is read: 1 to `settings.maxImages` images.
+    public static func checkCount(_ count: Int, settings: UploadSettings) throws(UploadError) {
+        if count == 0 {
+            throw UploadError(.noImages, "no images given: a product needs 1 to \(settings.maxImages)")
+        }
+        if count > settings.maxImages {
+            throw UploadError(.tooManyImages, "\(count) images given: a product takes at most \(settings.maxImages)")
+        }
+    }
+
+    /// Header-level rules for one original, before any pixel is decoded: its size in bytes, a format
+    /// thumbd reads, and dimensions under the pixel limit.
+    public static func checkOriginal(_ source: SourceImage, at reference: ImageReference,
+                                     settings: UploadSettings) throws(UploadError) -> ImageInfo {
+        guard source.bytes.count <= settings.maxImageBytes else {
+            throw UploadError(.imageTooLarge, "the file is \(source.bytes.count) bytes, over the limit of \(settings.maxImageBytes)",
+                              image: reference)
+        }
+        do {
+            return try ImageCodecs.readInfo(source.bytes, limits: settings.limits)
+        } catch {
+            throw UploadError(error, image: reference)
+        }
+    }
+
+    /// The whole batch: the count, then every original's header, then the images in parallel through
+    /// `run`. Throws the first failure by position (an `UploadError` naming the image) and returns
+    /// nothing then: the caller writes all the images or none.
+    public static func prepare(_ sources: [SourceImage], settings: UploadSettings,
+                               onDecode: DecodeObserver? = nil, run: @escaping Runner) async throws -> [PreparedImage] {
+        try settings.validate()
+        try checkCount(sources.count, settings: settings)
+        let references = sources.indices.map { ImageReference(position: $0 + 1, name: sources[$0].name) }
+        let infos = try sources.indices.map { (i) throws(UploadError) in
+            try checkOriginal(sources[i], at: references[i], settings: settings)
+        }
+        return try await withThrowingTaskGroup(of: (Int, PreparedImage).self) { group in
+            for index in sources.indices {
+                let source = sources[index], reference = references[index], info = infos[index]
+                group.addTask {
+                    let image = try await run {
+                        try prepare(source, info: info, as: reference, settings: settings, onDecode: onDecode)
+                    }
+                    return (index, image)
+                }
+            }
+            var prepared = [PreparedImage?](repeating: nil, count: sources.count)
+            do {
+                for try await (index, image) in group { prepared[index] = image }
+            } catch {
+                // Fail fast: what is still queued never starts; nothing is handed back.
+                group.cancelAll()
+                throw error
+            }
+            return prepared.map { $0! }
+        }
+    }
+
+    /// One image, synchronously (CPU-bound).
+    public static func prepare(_ source: SourceImage, info: ImageInfo, as reference: ImageReference,
+                               settings: UploadSettings, onDecode: DecodeObserver? = nil) throws(UploadError) -> PreparedImage {
+        do {
+            return try prepareImage(source, info: info, as: reference, settings: settings, onDecode: onDecode)
+        } catch let error as UploadError {
+            throw UploadError(error.code, error.message, image: error.image ?? reference)
+        } catch let error as ImageError {
+            throw UploadError(error, image: reference)
+        } catch {
+            throw UploadError(.encodeFailed, "\(error)", image: reference)
+        }
+    }
+
+    private static func prepareImage(_ source: SourceImage, info: ImageInfo, as reference: ImageReference,
+                                     settings: UploadSettings, onDecode: DecodeObserver?) throws -> PreparedImage {
+        let metadata = try ImageCodecs.metadata(in: source.bytes) ?? []
+        var prepared = PreparedImage(source: reference, sourceInfo: info, sourceBytes: source.bytes.count,
+                                     removedMetadata: metadata, bytes: source.bytes, format: info.format,
+                                     width: info.width, height: info.height, quality: nil, action: .passedThrough, steps: [])
+
+        if settings.passThrough, meetsEveryRuleButMetadata(info, byteCount: source.bytes.count, settings: settings) {
+            if metadata.isEmpty {
+                onDecode?(reference)
+                try checkDecodes(source.bytes, settings: settings)
+                prepared.removedMetadata = []
+                return prepared
+            }
+            if info.format == .jpeg {
+                prepared.bytes = try ImageCodecs.removingJPEGMetadata(source.bytes)
+                prepared.action = .metadataRemoved
+                onDecode?(reference)
+                try checkDecodes(prepared.bytes, settings: settings)
+                return prepared
+            }
+        }
+
+        onDecode?(reference)
+        var pixels = try Thumbnailer.render(from: source.bytes, renderRequest(for: info, settings: settings)).pixels
+        if settings.format == .jpeg { pixels = pixels.flattened() }
+        let format = settings.format
+        var search = BudgetSearch(budget: settings.budgetBytes, ceiling: settings.qualityCeiling, floor: settings.qualityFloor,
+                                  minSide: settings.minSide) { (image, quality) throws(ImageError) in
+            try ImageCodecs.encode(image, format == .jpeg ? .jpeg(quality: quality) : .webp(quality: quality))
+        }
+        let result = try search.run(pixels)
+        prepared.bytes = result.bytes
+        prepared.format = format.imageFormat
+        prepared.width = result.width
+        prepared.height = result.height
+        prepared.quality = result.quality
+        prepared.action = .encoded
+        prepared.steps = search.steps
+        return prepared
+    }
+
+    /// Right format, within the budget and the side cap, upright, square when asked, one frame.
+    static func meetsEveryRuleButMetadata(_ info: ImageInfo, byteCount: Int, settings: UploadSettings) -> Bool {
+        info.format == settings.format.imageFormat && !info.isAnimated && info.orientation == .up
+            && byteCount <= settings.budgetBytes
+            && max(info.width, info.height) <= settings.maxSide
+            && (!settings.square || info.width == info.height)
+    }
+
+    /// A handed-on image is still decoded once (at 1/8 scale: every coefficient is still read), so
+    /// a damaged file is refused rather than passed along.
+    private static func checkDecodes(_ bytes: [UInt8], settings: UploadSettings) throws {
+        _ = try ImageCodecs.decode(bytes, limits: settings.limits, scale: DecodeScaleHint(minimumScale: 0))
+    }
+
+    /// The thumbnail that is the upright, capped image: a centred square (`cover`) or the whole
+    /// picture (`contain`), never enlarged.
+    static func renderRequest(for info: ImageInfo, settings: UploadSettings) -> ThumbnailRequest {
+        let upright = info.orientation.uprightSize(width: info.width, height: info.height)
+        let size = settings.square
+            ? min(settings.maxSide, upright.width, upright.height)
+            : min(settings.maxSide, max(upright.width, upright.height))
+        return ThumbnailRequest(size: size, fit: settings.square ? .cover : .contain, limits: settings.limits)
+    }
+}
