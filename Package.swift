@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
@@ -69,6 +70,16 @@ let package = Package(
         .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
         // A seller's photos made ready for upload: upright, no metadata, within a byte budget.
         .target(name: "UploadPreparation", dependencies: ["ByteUnits", "ImageCore", "ImageCodecs", "ImageOps", "Thumbnailer"]),
+        // multipart/form-data in and out: the seller's upload read under limits, the registration body written.
+        .target(
+            name: "UploadForms",
+            dependencies: [
+                "UploadPreparation",
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
         .target(name: "NetworkGuard"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
@@ -131,7 +142,8 @@ let package = Package(
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
-        .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality"]),
+        .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
+                                                                   .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps"]),
         // A real HTTP origin on 127.0.0.1 with latency and faults, for the download and server tests.
         .target(
