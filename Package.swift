@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard",
+                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "ThumbdConfig",
             dependencies: [
-                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore",
+                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -124,7 +124,7 @@ let package = Package(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbdConfig", "ThumbServer", "ThumbPipeline",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import ByteUnits
 import Configuration
 import Foundation
 
@@ -44,6 +45,15 @@ struct SettingReader {
         case "false", "no", "off", "0": return false
         default: throw invalid(key, text, "true or false")
         }
+    }
+
+    /// A byte count, plain or with a unit: 307200, 300KiB, 20MB (see `ByteSize.parse`).
+    func bytes(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = string(key) else { return fallback }
+        guard let value = ByteSize.parse(text.replacingOccurrences(of: "_", with: "")), range.contains(value) else {
+            throw invalid(key, text, "a byte count between \(range.lowerBound) and \(range.upperBound), like 300KiB or 20MB")
+        }
+        return value
     }
 
     /// Seconds, possibly fractional.

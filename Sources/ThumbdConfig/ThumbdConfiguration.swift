@@ -8,6 +8,7 @@ import ThumbCache
 import ThumbPipeline
 import ThumbServer
 import Thumbnailer
+import UploadPreparation
 
 /// The settings every thumbd command runs with: embedded defaults, overridden by the YAML file
 /// (`--config FILE` or THUMBD_CONFIG), overridden by environment variables. Any key `section.key`
@@ -123,6 +124,21 @@ public struct ThumbdConfiguration: Sendable {
         d.prefetch.concurrency = try s.int("prefetch.concurrency", default: 16, range: 1...1024)
         d.prefetch.keepFinished = try s.seconds("prefetch.keep_finished", default: 600, range: 0...604_800)
         d.prefetch.maxPages = try s.int("prefetch.max_pages", default: 50, range: 1...10_000)
+
+        // uploads
+        d.uploads.maxImages = try s.int("uploads.max_images", default: 5, range: UploadSettings.imageCountRange)
+        d.uploads.budgetBytes = try s.bytes("uploads.budget", default: 300 * 1024, range: 1...1_000_000_000)
+        d.uploads.maxSide = try s.int("uploads.max_side", default: 1200, range: UploadSettings.sideRange)
+        d.uploads.minSide = try s.int("uploads.min_side", default: 64, range: UploadSettings.sideRange)
+        d.uploads.format = try s.choice("uploads.format", default: .jpeg, UploadSettings.OutputFormat.self)
+        d.uploads.qualityCeiling = try s.int("uploads.quality_ceiling", default: 92, range: UploadSettings.qualityRange)
+        d.uploads.qualityFloor = try s.int("uploads.quality_floor", default: 50, range: UploadSettings.qualityRange)
+        d.uploads.passThrough = try s.bool("uploads.pass_through", default: true)
+        d.uploads.maxImageBytes = try s.bytes("uploads.max_image_bytes", default: 20_000_000, range: 1024...2_000_000_000)
+        d.maxUploadRequestBytes = try s.bytes("uploads.max_request_bytes", default: 60_000_000, range: 1024...10_000_000_000)
+        d.maxConcurrentUploads = try s.int("uploads.max_concurrent", default: 4, range: 1...1024)
+        d.uploads.limits = d.pipeline.decodeLimits
+        do { try d.uploads.validate() } catch { throw ConfigError("uploads: \(error.message)") }
 
         // cache
         cacheLocation = CacheLocation.resolution(configured: s.string("cache.dir"), environment: environment)

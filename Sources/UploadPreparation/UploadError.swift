@@ -13,6 +13,10 @@ public struct UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case requestTooLarge = "request_too_large"
         case invalidUpload = "invalid_upload"
         case invalidRequest = "invalid_request"
+        /// An original that cannot be read (the CLI's files).
+        case unreadableFile = "unreadable_file"
+        /// The prepared batch could not be written (the CLI's output folder); nothing was left behind.
+        case writeFailed = "write_failed"
         case corruptImage = "corrupt_image"
         case truncatedImage = "truncated_image"
         case unsupportedFormat = "unsupported_format"

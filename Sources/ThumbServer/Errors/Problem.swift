@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import UploadPreparation
 
 /// An RFC 9457 problem document: every error the API gives is one, with a stable `code`.
 public struct Problem: Error, Sendable, Codable, HTTPResponseError {
@@ -13,6 +14,8 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     public var retryAfter: Int?
     /// Sent with `Connection: close` (the server is closing the connection after it).
     public var closesConnection = false
+    /// The upload image at fault (position from 1, and name), for upload refusals.
+    public var image: ImageReference?
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String, retryAfter: Int? = nil) {
         type = "urn:thumbd:problem:\(code)"
@@ -24,7 +27,7 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, title, detail, code
+        case type, title, detail, code, image
         case statusCode = "status"
     }
 

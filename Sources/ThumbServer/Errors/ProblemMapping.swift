@@ -2,6 +2,7 @@ import Hummingbird
 import ImageCore
 import ThumbCache
 import ThumbPipeline
+import UploadPreparation
 
 extension Problem {
     /// The problem for anything the pipeline throws. Unknown errors are 500 `internal_error`
@@ -16,6 +17,10 @@ extension Problem {
             return Problem(status(of: error.code), code: error.code.rawValue, detail: error.message)
         case let busy as PipelineBusy:
             return Problem(.serviceUnavailable, code: "busy", detail: busy.description, retryAfter: retryAfter)
+        case let error as UploadError:
+            var problem = Problem(status(of: error.code), code: error.code.rawValue, detail: error.message)
+            problem.image = error.image
+            return problem
         case let error as CacheKeyError:
             return Problem(.badRequest, code: "invalid_url", detail: error.message)
         default:
@@ -32,6 +37,16 @@ extension Problem {
         case .tooManyRedirects, .originTruncated, .originUnreachable: .badGateway
         case .originTimeout: .gatewayTimeout
         case .originTooLarge: .contentTooLarge
+        }
+    }
+
+    private static func status(of code: UploadError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .noImages, .tooManyImages, .invalidUpload, .invalidRequest, .unreadableFile: .badRequest
+        case .imageTooLarge, .requestTooLarge: .contentTooLarge
+        case .budgetUnreachable, .corruptImage, .truncatedImage, .pixelLimitExceeded: .unprocessableContent
+        case .unsupportedFormat: .unsupportedMediaType
+        case .encodeFailed, .writeFailed: .internalServerError
         }
     }
 

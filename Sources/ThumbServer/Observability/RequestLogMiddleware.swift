@@ -51,7 +51,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         if path == "/metrics" { return 2 }
         if path == "/healthz" { return 3 }
         if path.hasPrefix("/v1/prefetch") { return 4 }
-        return 5
+        if path.hasPrefix("/v1/uploads") { return 5 }
+        return 6
     }
 }
 

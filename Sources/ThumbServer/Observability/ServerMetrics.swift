@@ -15,7 +15,7 @@ public final class ServerMetrics: Sendable {
     private let durations: [DurationHistogram]
     private let cacheGauges: CacheGauges
 
-    static let routes = ["thumbnail", "cache", "metrics", "healthz", "prefetch", "other"]
+    static let routes = ["thumbnail", "cache", "metrics", "healthz", "prefetch", "uploads", "other"]
     static let statusClasses = ["2xx", "3xx", "4xx", "5xx"]
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
