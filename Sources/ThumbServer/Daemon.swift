@@ -91,7 +91,7 @@ public final class Daemon: Sendable {
         router.get("/v1/prefetch/:id") { _, context in try prefetch.status(context.parameters.require("id")) }
         router.delete("/v1/prefetch/:id") { request, context in try prefetch.cancel(context.parameters.require("id"), request) }
         let uploads = UploadRoutes(settings: settings.uploads, maxRequestBytes: settings.maxUploadRequestBytes,
-                                   maxConcurrent: settings.maxConcurrentUploads, pool: pipeline.pool,
+                                   maxConcurrent: settings.maxConcurrentUploads, pool: pipeline.pool, metrics: metrics.uploads,
                                    retryAfter: settings.server.retryAfterSeconds)
         router.post("/v1/uploads/prepare") { request, _ in try await uploads.prepare(request) }
         router.get("/healthz") { _, _ in

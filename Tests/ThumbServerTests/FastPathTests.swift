@@ -85,6 +85,10 @@ extension FastPathTests {
 /// Writes raw bytes to the daemon and reads until it closes the connection.
 enum RawHTTP {
     static func exchange(port: Int, _ text: String, timeout: Duration = .seconds(30)) async throws -> String {
+        try await exchange(port: port, bytes: Array(text.utf8), timeout: timeout)
+    }
+
+    static func exchange(port: Int, bytes: [UInt8], timeout: Duration = .seconds(30)) async throws -> String {
         try await Task.detached {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw TestFailure("socket failed") }
@@ -99,8 +103,12 @@ enum RawHTTP {
             guard connected == 0 else { throw TestFailure("connect failed") }
             var seconds = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-            let bytes = Array(text.utf8)
-            guard send(fd, bytes, bytes.count, 0) == bytes.count else { throw TestFailure("send failed") }
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+                guard count > 0 else { throw TestFailure("send failed") }
+                sent += count
+            }
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {

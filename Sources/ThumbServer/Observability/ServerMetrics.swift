@@ -14,6 +14,7 @@ public final class ServerMetrics: Sendable {
     /// Request durations by route and status class, made up front so the hot path only indexes.
     private let durations: [DurationHistogram]
     private let cacheGauges: CacheGauges
+    let uploads: UploadMetrics
 
     static let routes = ["thumbnail", "cache", "metrics", "healthz", "prefetch", "uploads", "other"]
     static let statusClasses = ["2xx", "3xx", "4xx", "5xx"]
@@ -37,6 +38,7 @@ public final class ServerMetrics: Sendable {
             }
         }
         cacheGauges = CacheGauges(registry: registry)
+        uploads = UploadMetrics(registry: registry)
     }
 
     static let buckets: [Duration] = [

@@ -21,12 +21,14 @@ final class UploadRoutes: Sendable {
     let maxRequestBytes: Int
     let maxConcurrent: Int
     let pool: CPUPool
+    let metrics: UploadMetrics
     let retryAfter: Int
     private let running = Mutex(0)
 
     static let known: Set<String> = ["square", "budget", "max_side", "format", "pass_through", "response"]
 
-    init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, retryAfter: Int) {
+    init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, metrics: UploadMetrics, retryAfter: Int) {
+        self.metrics = metrics
         self.settings = settings
         self.maxRequestBytes = maxRequestBytes
         self.maxConcurrent = maxConcurrent
@@ -52,9 +54,11 @@ final class UploadRoutes: Sendable {
         let start = ContinuousClock.now
         let pool = pool
         let priority = PriorityCell(.interactive)
-        let images = try await UploadPreparer.prepare(form.images, settings: rules) { work in
+        let decodes = metrics.decodes
+        let images = try await UploadPreparer.prepare(form.images, settings: rules, onDecode: { _ in decodes.increment() }) { work in
             try await pool.run(priority: priority, work)
         }
+        metrics.record(images)
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
         if multipart {
