@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps bench-deps bench bench-serve asan-broken tsan-cache clean
+.PHONY: run test build release deps bench-deps bench bench-serve bench-prefetch bench-prepare asan-broken tsan-cache clean
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -72,6 +72,10 @@ bench-serve: bench-deps release
 # last origin request.
 bench-prefetch: bench-deps release
 	.build/release/thumbd bench prefetch --corpus $(CORPORA)/photos
+
+# Upload preparation: five 12 MP phone photos against 1.5 s, encodes per image and budget use.
+bench-prepare: deps release
+	.build/release/thumbd bench prepare --corpus $(CORPORA)/photos
 
 # The hostile-file suites under AddressSanitizer (separate build folder; slow, not part of CI). Leak
 # detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass 1 GiB.

@@ -124,7 +124,9 @@ let package = Package(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "ImageOps",
+                // `bench prepare` builds its phone photos with the fixtures the tests use.
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -143,7 +143,7 @@ public enum UploadPreparer {
 
     /// The thumbnail that is the upright, capped image: a centred square (`cover`) or the whole
     /// picture (`contain`), never enlarged.
-    static func renderRequest(for info: ImageInfo, settings: UploadSettings) -> ThumbnailRequest {
+    public static func renderRequest(for info: ImageInfo, settings: UploadSettings) -> ThumbnailRequest {
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
         let size = settings.square
             ? min(settings.maxSide, upright.width, upright.height)

@@ -22,11 +22,10 @@ public enum PhonePhoto {
         ])
     }
 
-    /// `image` enlarged (or reduced) so that its longer side is 4000 px: about 12 MP for 4:3.
+    /// `image` enlarged (or reduced) to 12 megapixels, its shape kept: 4000x3000 for 4:3.
     public static func twelveMegapixel(_ image: PixelBuffer) -> PixelBuffer {
-        let landscape = image.width >= image.height
-        let (w, h) = landscape ? (4000, 4000 * image.height / image.width) : (4000 * image.width / image.height, 4000)
-        return Resampler.resize(image, width: w, height: h)
+        let scale = (12_000_000 / Double(image.width * image.height)).squareRoot()
+        return Resampler.resize(image, width: Int((Double(image.width) * scale).rounded()), height: Int((Double(image.height) * scale).rounded()))
     }
 
     /// A picture with photo-like detail that needs no corpus: gradients under seeded noise, so it
