@@ -124,7 +124,7 @@ let package = Package(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "ImageOps",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore",
                 // `bench prepare` builds its phone photos with the fixtures the tests use.
                 "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,7 +134,8 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache"], path: "Tests/TestSupport",
+                swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
         .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"]),

@@ -195,11 +195,12 @@ extension PrefetchTests {
     @Test("Finished jobs are kept for prefetch.keep_finished, then dropped")
     func finishedJobsExpire() async throws {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
-        let daemon = try await TestDaemon.start { $0.prefetch.keepFinished = .seconds(3) }
+        // Long enough that a loaded machine still polls the finished job before it goes.
+        let daemon = try await TestDaemon.start { $0.prefetch.keepFinished = .seconds(6) }
         let job = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")]]))
         _ = try await Self.wait(daemon, job.id)
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 200)
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: .seconds(7))
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 404)
         try await daemon.stop()
         try await origin.shutdown()
