@@ -4,6 +4,25 @@ import NIOCore
 import NIOHTTP1
 import UploadPreparation
 
+/// The product's JSON for the body's `params` part, checked once when it is made: a JSON object
+/// (the marketplace reads named fields from it).
+public struct ProductParams: Sendable, Equatable {
+    public let bytes: [UInt8]
+
+    public init(json bytes: [UInt8]) throws(UploadError) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            throw UploadError(.invalidRequest, "params is not valid JSON: \(error.localizedDescription)")
+        }
+        guard object is [String: Any] else {
+            throw UploadError(.invalidRequest, "params must be a JSON object ({…}), not \(type(of: object))")
+        }
+        self.bytes = bytes
+    }
+}
+
 /// A ready `multipart/form-data` request body.
 public struct MultipartBody: Sendable {
     public var boundary: String
@@ -20,22 +39,8 @@ public enum RegistrationForm {
     public static let paramsField = "params"
     public static let imagesField = "images"
 
-    /// Refuses params that are not a JSON object (the marketplace reads named fields from it).
-    public static func checkParams(_ params: [UInt8]) throws(UploadError) {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(params))
-        } catch {
-            throw UploadError(.invalidRequest, "params is not valid JSON: \(error.localizedDescription)")
-        }
-        guard object is [String: Any] else {
-            throw UploadError(.invalidRequest, "params must be a JSON object ({…}), not \(type(of: object))")
-        }
-    }
-
-    public static func body(params: [UInt8], images: [PreparedImage]) throws(UploadError) -> MultipartBody {
-        try checkParams(params)
-        var parts = [part(name: paramsField, fileName: nil, contentType: "application/json", body: params)]
+    public static func body(params: ProductParams, images: [PreparedImage]) throws(UploadError) -> MultipartBody {
+        var parts = [part(name: paramsField, fileName: nil, contentType: "application/json", body: params.bytes)]
         for image in images {
             parts.append(part(name: imagesField, fileName: image.fileName, contentType: image.format.mimeType, body: image.bytes))
         }

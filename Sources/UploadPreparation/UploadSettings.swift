@@ -1,4 +1,3 @@
-import ByteUnits
 import ImageCore
 import Thumbnailer
 
@@ -56,11 +55,5 @@ public struct UploadSettings: Sendable, Equatable {
             throw invalid("qualities must satisfy 1 <= floor (\(qualityFloor)) <= ceiling (\(qualityCeiling)) <= 100")
         }
         guard maxImageBytes > 0 else { throw invalid("the largest accepted original must be positive") }
-    }
-
-    /// "at most 5 images, each within 300 KiB, 1200 px, jpeg"
-    public var summary: String {
-        "at most \(maxImages) images, each within \(ByteSize.format(budgetBytes)) and \(maxSide) px, \(format.rawValue)"
-            + (square ? ", square" : "")
     }
 }

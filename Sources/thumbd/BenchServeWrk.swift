@@ -48,6 +48,15 @@ enum BenchWrk {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
+    /// Gives each wrk thread its number (`tid`), so threads start at different places in a sequence.
+    static let threadNumbering = """
+        local threads = 0
+        setup = function(thread)
+          thread:set("tid", threads)
+          threads = threads + 1
+        end
+        """
+
     /// Requests `paths` in turn, each connection from its own place in the list. The requests are
     /// formatted once in `init`, so the script costs wrk little per request.
     /// `delayMs` > 0: each connection waits that long before each request (wrk's `delay` hook, not
@@ -58,11 +67,7 @@ enum BenchWrk {
         \(delayMs > 0 ? "delay = function() return \(delayMs) end" : "")
         local prepared = {}
         local n = 0
-        local threads = 0
-        setup = function(thread)
-          thread:set("tid", threads)
-          threads = threads + 1
-        end
+        \(threadNumbering)
         init = function(args)
           for i, p in ipairs(paths) do prepared[i] = wrk.format("GET", p) end
           n = (tid or 0) * 7
@@ -88,11 +93,7 @@ enum BenchWrk {
         local span = \(stormSizes.count)
         local n = 0
         local stride = 1
-        local threads = 0
-        setup = function(thread)
-          thread:set("tid", threads)
-          threads = threads + 1
-        end
+        \(threadNumbering)
         init = function(args)
           n = (tonumber(args[1]) or 0) + (tid or 0)
           stride = tonumber(args[2]) or 1

@@ -24,7 +24,7 @@ struct UploadFormTests {
     /// file names with the right extension and the right Content-Type.
     @Test func registrationBodyReadByAnIndependentParser() async throws {
         let images = try await Self.prepared(3)
-        let body = try RegistrationForm.body(params: Self.params, images: images)
+        let body = try RegistrationForm.body(params: try ProductParams(json: Self.params), images: images)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-multipart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -53,14 +53,15 @@ struct UploadFormTests {
     /// Params must be a JSON object.
     @Test func paramsMustBeAJSONObject() async throws {
         let images = try await Self.prepared(1)
-        #expect(throws: UploadError.self) { try RegistrationForm.body(params: Array("{oops".utf8), images: images) }
-        #expect(throws: UploadError.self) { try RegistrationForm.body(params: Array("[1,2]".utf8), images: images) }
+        #expect(Self.code { try ProductParams(json: Array("{oops".utf8)) } == .invalidRequest)
+        #expect(Self.code { try ProductParams(json: Array("[1,2]".utf8)) } == .invalidRequest)
+        #expect(try RegistrationForm.body(params: ProductParams(json: Array("{}".utf8)), images: images).bytes.isEmpty == false)
     }
 
     /// Our writer and our reader agree; the reader keeps names and bytes, in order.
     @Test func readerRoundTrip() async throws {
         let images = try await Self.prepared(5)
-        let body = try RegistrationForm.body(params: Self.params, images: images)
+        let body = try RegistrationForm.body(params: try ProductParams(json: Self.params), images: images)
         let reader = try UploadFormReader(contentType: body.contentType, limits: Self.limits)
         // Small pieces, as a socket delivers them.
         for start in stride(from: 0, to: body.bytes.count, by: 1000) {
@@ -78,7 +79,7 @@ struct UploadFormTests {
     /// oversized request, a truncated or malformed body and the wrong Content-Type are refused too.
     @Test func readerEnforcesLimits() async throws {
         let images = try await Self.prepared(6)
-        let six = try RegistrationForm.body(params: Self.params, images: images)
+        let six = try RegistrationForm.body(params: try ProductParams(json: Self.params), images: images)
         let sixthStart = try #require(Self.index(of: Array("filename=\"\(images[5].fileName)\"".utf8), in: six.bytes))
         let headersEnd = try #require(Self.index(of: Array("\r\n\r\n".utf8), in: six.bytes, from: sixthStart)) + 4
         let reader = try UploadFormReader(contentType: six.contentType, limits: Self.limits)
@@ -95,7 +96,7 @@ struct UploadFormTests {
         #expect(Self.code { try Self.read(six, small) } == .requestTooLarge)
         #expect(Self.code { try UploadFormReader(contentType: six.contentType, limits: small).checkAnnouncedLength(six.bytes.count) } == .requestTooLarge)
 
-        let five = try RegistrationForm.body(params: Self.params, images: Array(images.prefix(5)))
+        let five = try RegistrationForm.body(params: try ProductParams(json: Self.params), images: Array(images.prefix(5)))
         var cut = five
         cut.bytes = Array(five.bytes.prefix(five.bytes.count / 2))
         #expect(Self.code { try Self.read(cut, Self.limits) } == .invalidUpload)
@@ -104,7 +105,7 @@ struct UploadFormTests {
         var garbage = five
         garbage.bytes = Array("--\(five.boundary)\r\nno colon here\r\n\r\n".utf8)
         #expect(Self.code { try Self.read(garbage, Self.limits) } == .invalidUpload)
-        let paramsOnly = try RegistrationForm.body(params: Self.params, images: [])
+        let paramsOnly = try RegistrationForm.body(params: try ProductParams(json: Self.params), images: [])
         let form = try Self.read(paramsOnly, Self.limits)
         #expect(form.images.isEmpty && form.params == Self.params)
         await #expect(throws: UploadError(.noImages, "no images given: a product needs 1 to 5")) {

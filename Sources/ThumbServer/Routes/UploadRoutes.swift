@@ -44,12 +44,13 @@ final class UploadRoutes: Sendable {
         defer { running.withLock { $0 -= 1 } }
 
         let form = try await read(request, rules: rules)
-        let params = form.params ?? []
+        // Checked before any image is decoded: the multipart answer cannot be made without them.
+        var params: ProductParams?
         if multipart {
-            guard form.params != nil else {
+            guard let json = form.params else {
                 throw UploadError(.invalidUpload, "the multipart answer is a registration body: add a `params` part with the product JSON")
             }
-            try RegistrationForm.checkParams(params)
+            params = try ProductParams(json: json)
         }
         let start = ContinuousClock.now
         let pool = pool
@@ -61,7 +62,7 @@ final class UploadRoutes: Sendable {
         metrics.record(images)
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        if multipart {
+        if let params {
             let body = try RegistrationForm.body(params: params, images: images)
             headers[.contentType] = body.contentType
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.bytes)))

@@ -101,7 +101,7 @@ struct PrepareCommand: AsyncParsableCommand {
         do {
             // Rules first: the count before any file is read, params before any decoding.
             try UploadPreparer.checkCount(inputs.count, settings: rules)
-            let paramsBytes = try params.map { try readParams($0) }
+            let productParams = try params.map { try readParams($0) }
             let sources = try inputs.enumerated().map { try readOriginal($0.element, position: $0.offset + 1, rules: rules) }
             let pool = CPUPool(niceness: 0)
             defer { pool.shutdown() }
@@ -115,8 +115,8 @@ struct PrepareCommand: AsyncParsableCommand {
             var files = images.map { BatchWriter.File(url: folder.appendingPathComponent($0.fileName), bytes: $0.bytes) }
             files.append(BatchWriter.File(url: folder.appendingPathComponent("manifest.json"), bytes: try manifest.json() + [0x0A]))
             var body: MultipartBody?
-            if let multipart, let paramsBytes {
-                let made = try RegistrationForm.body(params: paramsBytes, images: images)
+            if let multipart, let productParams {
+                let made = try RegistrationForm.body(params: productParams, images: images)
                 files.append(BatchWriter.File(url: URL(fileURLWithPath: multipart), bytes: made.bytes))
                 body = made
             }
@@ -151,15 +151,13 @@ struct PrepareCommand: AsyncParsableCommand {
         return rules
     }
 
-    private func readParams(_ path: String) throws(UploadError) -> [UInt8] {
+    private func readParams(_ path: String) throws(UploadError) -> ProductParams {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UploadError(.unreadableFile, "cannot read the params file \(path)")
         }
-        let bytes = [UInt8](data)
-        do { try RegistrationForm.checkParams(bytes) } catch {
+        do { return try ProductParams(json: [UInt8](data)) } catch {
             throw UploadError(error.code, "\(path): \(error.message)")
         }
-        return bytes
     }
 
     /// The size is checked from the file system before the file is read into memory.
