@@ -230,14 +230,18 @@ public final class TwoTierCache: Sendable {
 
     /// Removes every variant of `url` from both tiers.
     @discardableResult
-    public func removeAll(url: NormalizedURL) -> CacheRemoval {
+    public func removeAll(url: NormalizedURL) -> CacheRemoval { removeAll(.url(url)) }
+
+    /// Removes every entry in `scope` from both tiers.
+    @discardableResult
+    public func removeAll(_ scope: CacheScope) -> CacheRemoval {
         for stripe in metadata {
-            stripe.withLock { s in s.entries = s.entries.filter { $0.key.url != url } }
+            stripe.withLock { s in s.entries = s.entries.filter { !scope.contains($0.key) } }
         }
-        let fromMemory = memory.removeAll(url: url)
+        let fromMemory = memory.removeAll(scope)
         var fromDisk = 0
         if let disk {
-            do { fromDisk = try disk.removeAll(url: url) } catch { report(error) }
+            do { fromDisk = try disk.removeAll(scope) } catch { report(error) }
         }
         return CacheRemoval(memory: fromMemory, disk: fromDisk)
     }

@@ -691,13 +691,17 @@ public final class DiskCache: Sendable {
 
     /// Removes every variant (and the original) of `url`; returns how many entries went.
     @discardableResult
-    public func removeAll(url: NormalizedURL) throws(CacheError) -> Int {
+    public func removeAll(url: NormalizedURL) throws(CacheError) -> Int { try removeAll(.url(url)) }
+
+    /// Removes every entry in `scope`; returns how many went.
+    @discardableResult
+    public func removeAll(_ scope: CacheScope) throws(CacheError) -> Int {
         try requireOwner()
         return try writer.withLock { (w) throws(CacheError) -> Int in
             guard !w.closed, let index = w.index else { throw CacheError.closed }
-            let rows: [DiskIndexRow]
-            do { rows = try index.rows(url: url.value) } catch { throw Self.indexError(error, path: layout.indexPath) }
-            let ids = rows.compactMap { Hash256(hex: $0.digest) }
+            let digests: [String]
+            do { digests = try index.digests(in: scope) } catch { throw Self.indexError(error, path: layout.indexPath) }
+            let ids = digests.compactMap(Hash256.init(hex:))
             let removed = state.withLock { s in
                 ids.filter { id in
                     s.dirty.remove(id)
@@ -778,6 +782,25 @@ public final class DiskCache: Sendable {
                         limit: Int? = nil, offset: Int = 0) throws(CacheError) -> [CacheEntry] {
         let rows = try queryIndex { try $0.list(order: order, host: host, urlContains: urlContains, limit: limit, offset: offset) }
         return rows.compactMap { row in row.key.map { row.entry(key: $0, layout: layout) } }
+    }
+
+    /// One page of the listing (see `CacheEntryQuery`), with the total that passes its filters.
+    public func page(_ query: CacheEntryQuery) throws(CacheError) -> CacheEntryPage {
+        let page = try queryIndex { try $0.page(query) }
+        var entries: [CacheEntry] = [], cursors: [CacheEntryCursor] = []
+        for (row, cursor) in zip(page.rows, page.cursors) {
+            guard let key = row.key else { continue }
+            entries.append(row.entry(key: key, layout: layout))
+            cursors.append(cursor)
+        }
+        return CacheEntryPage(entries: entries, variants: page.variants, total: page.total, offset: page.offset,
+                              previous: page.offset > 0 ? cursors.first : nil,
+                              next: page.offset + page.rows.count < page.total ? cursors.last : nil)
+    }
+
+    /// Hosts by number of entries, most first.
+    public func hosts(limit: Int = 200) throws(CacheError) -> [CacheHostUsage] {
+        try queryIndex { try $0.hosts(limit: limit) }
     }
 
     /// Every stored variant (and the original) of one URL.

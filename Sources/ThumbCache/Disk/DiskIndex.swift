@@ -26,6 +26,7 @@ import GRDB
 ///     hits          INTEGER NOT NULL DEFAULT 0
 /// );
 /// CREATE INDEX entries_by_url ON entries(url);
+/// -- and, for the listing's orders and host filter: entries_by_size, _created, _hits, _access, _host
 /// CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);  -- hits, misses, evictions
 /// ```
 ///
@@ -38,7 +39,7 @@ final class DiskIndex: Sendable {
     static let schemaVersion = 1
     let path: String
     let readOnly: Bool
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     private init(path: String, readOnly: Bool, queue: DatabaseQueue) {
         self.path = path
@@ -86,7 +87,25 @@ final class DiskIndex: Sendable {
         return index
     }
 
+    /// The listing's orders and host filter, added to a version-1 index when the owner opens it.
+    /// Older readers ignore them; they cost each write a few B-tree updates and buy pages of a
+    /// 100,000-entry listing in milliseconds (`DiskIndex+Paging`).
+    static let listingIndexes = [
+        "CREATE INDEX IF NOT EXISTS entries_by_size ON entries(size)",
+        "CREATE INDEX IF NOT EXISTS entries_by_created ON entries(created_at)",
+        "CREATE INDEX IF NOT EXISTS entries_by_hits ON entries(hits)",
+        "CREATE INDEX IF NOT EXISTS entries_by_access ON entries(last_access)",
+        "CREATE INDEX IF NOT EXISTS entries_by_host ON entries(host)",
+    ]
+
     private func prepareSchema() throws {
+        try createTables()
+        try queue.writeWithoutTransaction { db in
+            for statement in Self.listingIndexes { try db.execute(sql: statement) }
+        }
+    }
+
+    private func createTables() throws {
         try queue.writeWithoutTransaction { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             if version == Self.schemaVersion { return }
@@ -127,7 +146,7 @@ final class DiskIndex: Sendable {
 
     // MARK: Reading
 
-    private static let rowColumns = """
+    static let rowColumns = """
         digest, url, host, variant, kind, size, sha256, content_type, etag, last_modified, \
         created_at, validated_at, last_access, hits
         """
@@ -175,6 +194,15 @@ final class DiskIndex: Sendable {
         }
     }
 
+    func digests(in scope: CacheScope) throws -> [String] {
+        try queue.read { db in
+            switch scope {
+            case .url(let url): return try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE url = ?", arguments: [url.value])
+            case .host(let host): return try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE host = ?", arguments: [host])
+            }
+        }
+    }
+
     func list(order: CacheEntryOrder, host: String?, urlContains: String?, limit: Int?, offset: Int) throws -> [DiskIndexRow] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
@@ -183,10 +211,8 @@ final class DiskIndex: Sendable {
             _ = arguments.append(contentsOf: [host.lowercased()])
         }
         if let urlContains, !urlContains.isEmpty {
-            let escaped = urlContains.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             conditions.append("url LIKE ? ESCAPE '\\'")
-            _ = arguments.append(contentsOf: ["%\(escaped)%"])
+            _ = arguments.append(contentsOf: ["%\(Self.likeEscaped(urlContains))%"])
         }
         let orderBy: String
         switch order {

@@ -144,14 +144,14 @@ struct LRUStripe: Sendable {
         return dropped
     }
 
-    /// Removes the entries of `url` among slots `start ..< start + limit`; returns them and the slot
+    /// Removes the entries in `scope` among slots `start ..< start + limit`; returns them and the slot
     /// to continue from, nil when the scan reached the end.
-    mutating func removeAll(url: NormalizedURL, slotsFrom start: Int, limit: Int) -> (DroppedEntries, Int?) {
+    mutating func removeAll(_ scope: CacheScope, slotsFrom start: Int, limit: Int) -> (DroppedEntries, Int?) {
         var dropped = DroppedEntries()
         let end = min(keys.count, start + limit)
         var i = start
         while i < end {
-            if let key = keys[i], key.url == url {
+            if let key = keys[i], scope.contains(key) {
                 index.removeValue(forKey: key.digestBits)
                 dropped.add(release(Int32(i)))
                 counters.removals += 1

@@ -156,19 +156,23 @@ public final class MemoryCache: @unchecked Sendable {
         return dropped.count > 0
     }
 
-    /// Removes every variant of `url`. The variants of one URL hash to different stripes, so this
+    /// Removes every variant of `url`.
+    @discardableResult
+    public func removeAll(url: NormalizedURL) -> Int { removeAll(.url(url)) }
+
+    /// Removes every entry in `scope`. The variants of one URL hash to different stripes, so this
     /// scans every stripe's slots — an admin operation, O(entries) — in chunks of
     /// `MemoryCache.scanChunk` slots per lock hold, so a hit never waits behind more than one chunk.
     /// An entry stored concurrently in a slot already scanned can survive; one present for the
     /// whole call cannot. (A url → keys index would make this O(variants) but cost every insert
     /// and eviction a second dictionary update and a string hash; not worth it for an admin call.)
     @discardableResult
-    public func removeAll(url: NormalizedURL) -> Int {
+    public func removeAll(_ scope: CacheScope) -> Int {
         var removed = 0
         for i in 0..<stripeCount {
             var start = 0
             while true {
-                let (dropped, next) = stripes.withLock(i) { $0.removeAll(url: url, slotsFrom: start, limit: Self.scanChunk) }
+                let (dropped, next) = stripes.withLock(i) { $0.removeAll(scope, slotsFrom: start, limit: Self.scanChunk) }
                 removed += dropped.count
                 guard let next else { break }
                 start = next

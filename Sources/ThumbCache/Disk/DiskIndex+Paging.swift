@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+/// Keyset paging over the index. Each order walks its own index (`DiskIndex.listingIndexes`) from
+/// the cursor, so any page of a large cache is a short index range, never an OFFSET scan.
+extension DiskIndex {
+    struct Page: Sendable {
+        var rows: [DiskIndexRow]
+        var cursors: [CacheEntryCursor]
+        var variants: [String: [String]]
+        var total: Int
+        var offset: Int
+    }
+
+    func page(_ query: CacheEntryQuery) throws -> Page {
+        let sort = Self.sortColumn(query.order)
+        let descending = sort.descending != query.reversed
+        let filter = Self.filter(query)
+        return try queue.read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entries\(filter.whereClause)", arguments: filter.arguments) ?? 0
+            let backward: Bool
+            var conditions = filter.conditions
+            var arguments = filter.arguments
+            switch query.position {
+            case .first, .last:
+                backward = query.position == .last
+            case .after(let cursor), .before(let cursor):
+                backward = { if case .before = query.position { return true } else { return false } }()
+                conditions.append("(\(sort.column), rowid) \((descending != backward) ? "<" : ">") (?, ?)")
+                _ = arguments.append(contentsOf: [cursor.value, cursor.row])
+            }
+            let walkDescending = descending != backward
+            let direction = walkDescending ? "DESC" : "ASC"
+            // A filter that keeps many rows finds a page quickly by walking the order's index; one
+            // that keeps few is cheaper as a scan and a small sort.
+            let source: String
+            if filter.conditions.isEmpty || total >= 4 * query.limit {
+                source = hasListingIndexes(db) ? "entries INDEXED BY \(sort.index)" : "entries"
+            } else if query.host != nil {
+                source = hasListingIndexes(db) ? "entries INDEXED BY entries_by_host" : "entries"
+            } else {
+                source = "entries NOT INDEXED"
+            }
+            var sql = "SELECT \(Self.rowColumns), rowid, \(sort.column) FROM \(source)"
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            sql += " ORDER BY \(sort.column) \(direction), rowid \(direction) LIMIT ?"
+            _ = arguments.append(contentsOf: [query.limit])
+            var fetched = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            if backward { fetched.reverse() }
+            let rows = fetched.map(DiskIndexRow.init(row:))
+            let cursors = fetched.map { CacheEntryCursor(value: $0[15], row: $0[14]) }
+
+            let offset: Int
+            switch query.position {
+            case .first: offset = 0
+            case .last: offset = max(0, total - rows.count)
+            case .after, .before:
+                if let first = cursors.first {
+                    let before = filter.conditions + ["(\(sort.column), rowid) \(descending ? ">" : "<") (?, ?)"]
+                    var beforeArguments = filter.arguments
+                    _ = beforeArguments.append(contentsOf: [first.value, first.row])
+                    offset = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entries WHERE " + before.joined(separator: " AND "),
+                                              arguments: beforeArguments) ?? 0
+                } else {
+                    offset = backward ? 0 : total
+                }
+            }
+            return Page(rows: rows, cursors: cursors, variants: try Self.variants(db, urls: Set(rows.map(\.url))),
+                        total: total, offset: offset)
+        }
+    }
+
+    /// Hosts with the most entries first (the host index answers without touching the table).
+    func hosts(limit: Int) throws -> [CacheHostUsage] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT host, COUNT(*) AS n, SUM(size) FROM entries GROUP BY host ORDER BY n DESC, host LIMIT ?
+                """, arguments: [limit]).map { CacheHostUsage(host: $0[0], entries: $0[1], bytes: $0[2]) }
+        }
+    }
+
+    private func hasListingIndexes(_ db: Database) -> Bool {
+        ((try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'entries_by_host'")) ?? 0) == 1
+    }
+
+    private static func variants(_ db: Database, urls: Set<String>) throws -> [String: [String]] {
+        guard !urls.isEmpty else { return [:] }
+        let list = Array(urls)
+        let marks = Array(repeating: "?", count: list.count).joined(separator: ", ")
+        var result: [String: [String]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT url, variant FROM entries WHERE url IN (\(marks)) ORDER BY url, variant",
+                                    arguments: StatementArguments(list)) {
+            result[row[0], default: []].append(row[1])
+        }
+        return result
+    }
+
+    private struct Filter {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+    }
+
+    private static func filter(_ query: CacheEntryQuery) -> Filter {
+        var filter = Filter()
+        if let host = query.host, !host.isEmpty {
+            filter.conditions.append("host = ?")
+            _ = filter.arguments.append(contentsOf: [host.lowercased()])
+        }
+        if let text = query.urlContains, !text.isEmpty {
+            filter.conditions.append("url LIKE ? ESCAPE '\\'")
+            _ = filter.arguments.append(contentsOf: ["%\(likeEscaped(text))%"])
+        }
+        if let kind = query.kind {
+            filter.conditions.append("kind = ?")
+            _ = filter.arguments.append(contentsOf: [kind.rawValue])
+        }
+        return filter
+    }
+
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    /// Each order's column, its natural direction (largest, oldest, most hit, most recent first),
+    /// and the index that walks it.
+    private static func sortColumn(_ order: CacheEntryOrder) -> (column: String, descending: Bool, index: String) {
+        switch order {
+        case .size: return ("size", true, "entries_by_size")
+        case .age: return ("created_at", false, "entries_by_created")
+        case .hits: return ("hits", true, "entries_by_hits")
+        case .lastAccess: return ("last_access", true, "entries_by_access")
+        case .evictionOrder: return ("last_access", false, "entries_by_access")
+        }
+    }
+}
