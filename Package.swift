@@ -95,7 +95,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        // The HTTP API: routes, problem+json errors, Prometheus metrics, signed URLs, admin token.
+        // The HTTP API: routes, problem+json errors, Prometheus metrics, signed URLs, admin token, the cache inspector (/ui).
         .target(
             name: "ThumbServer",
             dependencies: [
@@ -103,6 +103,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -110,6 +111,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // The cache inspector's page, compiled in: one binary, nothing to install beside it.
+            resources: [
+                .embedInCode("Inspector/Assets/index.html"),
+                .embedInCode("Inspector/Assets/inspector.js"),
+                .embedInCode("Inspector/Assets/inspector.css"),
             ]
         ),
         // The settings of every command: embedded defaults, then config/thumbd.yaml, then THUMBD_* variables.

@@ -16,6 +16,8 @@ public final class Daemon: Sendable {
     public let cache: TwoTierCache
     public let pipeline: ThumbnailPipeline
     public let prefetcher: Prefetcher
+    /// The last hour of hits, misses and evictions, for the inspector's charts.
+    let activity: ActivityHistory
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
@@ -33,6 +35,7 @@ public final class Daemon: Sendable {
         pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,
                                      metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
         prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
+        activity = ActivityHistory(interval: settings.server.activitySampleInterval)
     }
 
     /// Serves until SIGTERM/SIGINT (or `stop()`); `onListening` gets the bound port (useful with port 0).
@@ -50,7 +53,9 @@ public final class Daemon: Sendable {
             logger: logger
         )
         let closer = CacheCloser(pipeline: pipeline, cache: cache, logger: logger)
-        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: app)],
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: closer), .init(service: app)]
+        if settings.server.inspector { services.append(.init(service: ActivitySampler(history: activity, cache: cache))) }
+        var configuration = ServiceGroupConfiguration(services: services,
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.server.shutdownGrace
         let serviceGroup = ServiceGroup(configuration: configuration)
@@ -94,6 +99,7 @@ public final class Daemon: Sendable {
                                    maxConcurrent: settings.maxConcurrentUploads, pool: pipeline.pool, metrics: metrics.uploads,
                                    retryAfter: settings.server.retryAfterSeconds)
         router.post("/v1/uploads/prepare") { request, _ in try await uploads.prepare(request) }
+        if settings.server.inspector { addInspector(to: router) }
         router.get("/healthz") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }
@@ -104,6 +110,20 @@ public final class Daemon: Sendable {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(cache: cache))))
         }
         return router
+    }
+}
+
+extension Daemon {
+    /// `/ui` and what its page reads; off with `server.inspector: false`.
+    func addInspector(to router: Router<BasicRequestContext>) {
+        let api = InspectorAPI(pipeline: pipeline, prefetcher: prefetcher, history: activity,
+                               admin: AdminGuard(token: settings.server.adminToken))
+        for path in InspectorPage.assets.keys { router.get(RouterPath(path)) { _, _ in try InspectorPage.response(path) } }
+        router.get("/ui/api/overview") { _, _ in try api.overview() }
+        router.get("/ui/api/entries") { request, _ in try await api.entries(request) }
+        router.get("/ui/api/hosts") { _, _ in try await api.hosts() }
+        router.get("/ui/api/session") { request, _ in try api.session(request) }
+        router.get("/ui/files") { request, _ in try await api.file(request) }
     }
 }
 

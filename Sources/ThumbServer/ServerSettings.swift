@@ -18,6 +18,10 @@ public struct ServerSettings: Sendable {
     public var retryAfterSeconds: Int = 1
     /// One info line per request. Off, requests are not logged (errors still are).
     public var accessLog: Bool = true
+    /// The cache inspector at /ui (read-only without the admin token).
+    public var inspector: Bool = true
+    /// How often the inspector's charts sample the cache's counters (an hour of samples is kept).
+    public var activitySampleInterval: Duration = .seconds(10)
     /// How long in-flight requests may take to finish after SIGTERM/SIGINT.
     public var shutdownGrace: Duration = .seconds(10)
 

@@ -75,6 +75,8 @@ public struct ThumbdConfiguration: Sendable {
         d.server.retryAfterSeconds = try s.int("server.retry_after", default: 1, range: 1...3600)
         d.server.accessLog = try s.bool("server.access_log", default: true)
         d.server.shutdownGrace = try s.seconds("server.shutdown_grace", default: 10, range: 0...600)
+        d.server.inspector = try s.bool("server.inspector", default: true)
+        d.server.activitySampleInterval = try s.seconds("server.activity_sample", default: 10, range: 1...600)
         let level = s.string("server.log_level", default: "info").lowercased()
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw s.invalid("server.log_level", level, "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))

@@ -88,6 +88,7 @@ struct ThumbdConfigurationTests {
         ("THUMBD_SERVER_ACCESS_LOG", "perhaps", "server.access_log"),
         ("THUMBD_CACHE_FSYNC", "sometimes", "cache.fsync"),
         ("THUMBD_LOG_LEVEL", "loud", "server.log_level"),
+        ("THUMBD_SERVER_ACTIVITY_SAMPLE", "0", "server.activity_sample"),
     ])
     func invalidValues(_ variable: String, _ value: String, _ key: String) async throws {
         var environment = Self.home

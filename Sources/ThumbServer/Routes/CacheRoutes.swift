@@ -3,7 +3,7 @@ import Hummingbird
 import ThumbCache
 import ThumbPipeline
 
-/// `GET /v1/cache/stats`, `GET /v1/cache/entries`, `DELETE /v1/cache/entries?url=` (admin).
+/// `GET /v1/cache/stats`, `GET /v1/cache/entries`, `DELETE /v1/cache/entries?url=|host=` (admin).
 struct CacheRoutes: Sendable {
     let pipeline: ThumbnailPipeline
     let admin: AdminGuard
@@ -59,15 +59,30 @@ struct CacheRoutes: Sendable {
         }
     }
 
-    /// Removes every variant of `url` from both tiers.
+    /// Removes every variant of `url` (`?url=`), or every entry of a host (`?host=`), from both tiers.
     func evict(_ request: Request) throws -> Response {
         try admin.check(request)
         let query = QueryParameters(request.uri.query)
-        guard let text = query["url"], !text.isEmpty else { throw Problem.badParameter("url is required: DELETE /v1/cache/entries?url=…") }
-        let url: NormalizedURL
-        do { url = try NormalizedURL(text) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
-        let removed = cache.removeAll(url: url)
-        return try JSONResponse.make(["url": AnyEncodable(url.value), "removed": AnyEncodable(removed)])
+        let scope: CacheScope
+        switch (query["url"], query["host"]) {
+        case (let text?, nil) where !text.isEmpty:
+            do { scope = .url(try NormalizedURL(text)) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
+        case (nil, let host?) where !host.isEmpty:
+            // As the listing shows hosts: lower-case, with ":port" when it is not the scheme's default.
+            guard !host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) else {
+                throw Problem.badParameter("host must be a host name as the listing shows it (with :port if any), not \"\(host)\"")
+            }
+            scope = .host(host.lowercased())
+        default:
+            throw Problem.badParameter("give url or host: DELETE /v1/cache/entries?url=… or ?host=…")
+        }
+        let removed = cache.removeAll(scope)
+        var body: [String: AnyEncodable] = ["removed": AnyEncodable(removed)]
+        switch scope {
+        case .url(let url): body["url"] = AnyEncodable(url.value)
+        case .host(let host): body["host"] = AnyEncodable(host)
+        }
+        return try JSONResponse.make(body)
     }
 }
 
