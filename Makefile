@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps bench-deps bench bench-serve bench-prefetch bench-prepare asan-broken tsan-cache clean
+.PHONY: run test build release deps browser-deps bench-deps bench bench-serve bench-prefetch bench-prepare asan-broken tsan-cache clean
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -31,11 +31,12 @@ release: deps
 # The suites that talk to a real HTTP origin and daemon on loopback run in a second pass: they wait
 # on timers (latency, timeouts, TTLs), and next to the CPU-bound codec suites on a 2-core machine
 # a request can wait seconds for a thread.
-# The upload tests keep both cores busy preparing photos, so they run on their own, last.
+# The upload tests keep both cores busy preparing photos, and the inspector's browser test runs
+# Chromium: they run on their own, last.
 NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests
-CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests
+CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests
 
-test: deps
+test: deps browser-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)'
@@ -51,6 +52,16 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+# The cache inspector's browser test renders /ui in Debian's headless Chromium. Installed when
+# missing; when it cannot be, the test suite still runs and that one test says it was skipped.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "Installing chromium (headless) for the cache inspector's browser test"; \
+	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } || \
+	  echo "WARNING: chromium could not be installed: the cache inspector's browser test will be SKIPPED"; \
+	}
 
 bench-deps: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do \
