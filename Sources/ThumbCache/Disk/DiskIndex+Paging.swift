@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// Keyset paging over the index. Each order walks its own index (`DiskIndex.listingIndexes`) from
-/// the cursor, so any page of a large cache is a short index range, never an OFFSET scan.
+/// Keyset paging over the index: a page starts at a cursor, never at an OFFSET, so the last page of
+/// 100,000 entries costs what the first does. Orders with an index (`DiskIndex.listingIndexes`)
+/// walk it from the cursor; the others scan once and keep the page's rows in a small sort.
 extension DiskIndex {
     struct Page: Sendable {
         var rows: [DiskIndexRow]
@@ -31,13 +32,14 @@ extension DiskIndex {
             }
             let walkDescending = descending != backward
             let direction = walkDescending ? "DESC" : "ASC"
-            // A filter that keeps many rows finds a page quickly by walking the order's index; one
-            // that keeps few is cheaper as a scan and a small sort.
+            // A filter that keeps many rows finds a page quickly by walking the order's index; a host
+            // with few rows is quicker through the host index; otherwise one scan and a small sort.
+            let indexes = hasListingIndexes(db)
             let source: String
-            if filter.conditions.isEmpty || total >= 4 * query.limit {
-                source = hasListingIndexes(db) ? "entries INDEXED BY \(sort.index)" : "entries"
-            } else if query.host != nil {
-                source = hasListingIndexes(db) ? "entries INDEXED BY entries_by_host" : "entries"
+            if indexes, let index = sort.index, filter.conditions.isEmpty || total >= 4 * query.limit {
+                source = "entries INDEXED BY \(index)"
+            } else if indexes, query.host != nil, total <= 5000 {
+                source = "entries INDEXED BY entries_by_host"
             } else {
                 source = "entries NOT INDEXED"
             }
@@ -123,14 +125,14 @@ extension DiskIndex {
     }
 
     /// Each order's column, its natural direction (largest, oldest, most hit, most recent first),
-    /// and the index that walks it.
-    private static func sortColumn(_ order: CacheEntryOrder) -> (column: String, descending: Bool, index: String) {
+    /// and the index that walks it, if it has one.
+    private static func sortColumn(_ order: CacheEntryOrder) -> (column: String, descending: Bool, index: String?) {
         switch order {
         case .size: return ("size", true, "entries_by_size")
         case .age: return ("created_at", false, "entries_by_created")
-        case .hits: return ("hits", true, "entries_by_hits")
-        case .lastAccess: return ("last_access", true, "entries_by_access")
-        case .evictionOrder: return ("last_access", false, "entries_by_access")
+        case .hits: return ("hits", true, nil)
+        case .lastAccess: return ("last_access", true, nil)
+        case .evictionOrder: return ("last_access", false, nil)
         }
     }
 }
