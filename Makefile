@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps browser-deps bench-deps bench bench-serve bench-prefetch bench-prepare asan-broken tsan-cache clean
+.PHONY: run test build release deps browser-deps bench-deps bench bench-serve bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -86,6 +86,10 @@ bench-serve: bench-deps release
 # last origin request.
 bench-prefetch: bench-deps release
 	.build/release/thumbd bench prefetch --corpus $(CORPORA)/photos
+
+# The cache inspector's JSON calls with 100,000 entries in the cache, against 100 ms.
+bench-ui: deps release
+	.build/release/thumbd bench ui
 
 # Upload preparation: five 12 MP phone photos against 1.5 s, encodes per image and budget use.
 bench-prepare: deps release
