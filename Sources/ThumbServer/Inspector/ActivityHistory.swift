@@ -57,10 +57,19 @@ struct CacheActivity: Sendable, Equatable, Codable {
 /// The last hour of cache activity, one sample per interval, kept in memory (a fixed ring: an
 /// hour at 10 s is 360 samples, a few kilobytes).
 final class ActivityHistory: Sendable {
-    struct Sample: Sendable, Equatable, Codable {
+    struct Sample: Sendable, Equatable, Encodable {
         /// End of the interval, unix seconds.
         var time: Double
         var activity: CacheActivity
+
+        private enum CodingKeys: String, CodingKey { case time }
+
+        /// Flat: `{"time":…, "memoryHits":…, "diskHits":…, …}`.
+        func encode(to encoder: any Encoder) throws {
+            try activity.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(time, forKey: .time)
+        }
     }
 
     let interval: Duration

@@ -28,15 +28,6 @@ struct InspectorAPI: Sendable {
             var maxEntries: Int?
         }
 
-        struct Sample: Encodable {
-            var time: Double
-            var memoryHits: Int
-            var diskHits: Int
-            var misses: Int
-            var memoryEvictions: Int
-            var diskEvictions: Int
-        }
-
         struct Job: Encodable {
             var id: String
             var state: String
@@ -59,7 +50,7 @@ struct InspectorAPI: Sendable {
         var queuedForCPU: Int
         var prefetch: [Job]
         var intervalSeconds: Double
-        var history: [Sample]
+        var history: [ActivityHistory.Sample]
     }
 
     func overview() throws -> Response {
@@ -80,11 +71,7 @@ struct InspectorAPI: Sendable {
             activity: activity, hitRatio: activity.hitRatio, lastHourHitRatio: lastHour.hitRatio,
             downloadsInFlight: pipeline.downloader.inFlight, jobsInFlight: pipeline.jobsInFlight, queuedForCPU: pipeline.pool.queued,
             prefetch: jobs, intervalSeconds: history.interval.secondsValue,
-            history: samples.map { sample in
-                let a = sample.activity
-                return .init(time: sample.time, memoryHits: a.memoryHits, diskHits: a.diskHits, misses: a.misses,
-                             memoryEvictions: a.memoryEvictions, diskEvictions: a.diskEvictions)
-            }))
+            history: samples))
     }
 
     // MARK: Entries
