@@ -254,8 +254,18 @@ public final class TwoTierCache: Sendable {
         }
     }
 
-    /// Closes the disk tier (writes its access times and clean-shutdown marker).
+    /// Tells the disk tier of the hits the memory tier answered since the last call, so each
+    /// entry's hits and last access count every hit, and the disk's LRU keeps what is in use.
+    /// The daemon calls this every few seconds, and `close` once more.
+    public func recordMemoryHits() {
+        guard let disk else { return }
+        disk.recordHits(memory.drainHits())
+    }
+
+    /// Records the memory tier's last hits, then closes the disk tier (writes its access times and
+    /// clean-shutdown marker).
     public func close() {
+        recordMemoryHits()
         disk?.close()
     }
 

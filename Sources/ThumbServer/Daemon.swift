@@ -53,9 +53,8 @@ public final class Daemon: Sendable {
             logger: logger
         )
         let closer = CacheCloser(pipeline: pipeline, cache: cache, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: closer), .init(service: app)]
-        if settings.server.inspector { services.append(.init(service: ActivitySampler(history: activity, cache: cache))) }
-        var configuration = ServiceGroupConfiguration(services: services,
+        let sampler = ActivitySampler(history: activity, cache: cache)
+        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: app)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.server.shutdownGrace
         let serviceGroup = ServiceGroup(configuration: configuration)

@@ -20,7 +20,8 @@ public struct ServerSettings: Sendable {
     public var accessLog: Bool = true
     /// The cache inspector at /ui (read-only without the admin token).
     public var inspector: Bool = true
-    /// How often the inspector's charts sample the cache's counters (an hour of samples is kept).
+    /// How often the daemon samples the cache's counters for the inspector's charts (an hour of
+    /// samples is kept) and hands the memory tier's hits to the disk index.
     public var activitySampleInterval: Duration = .seconds(10)
     /// How long in-flight requests may take to finish after SIGTERM/SIGINT.
     public var shutdownGrace: Duration = .seconds(10)

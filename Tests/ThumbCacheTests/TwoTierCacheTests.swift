@@ -26,6 +26,33 @@ struct TwoTierCacheTests {
         #expect(cache.get(DiskTest.key(2)) == nil)
     }
 
+    @Test("hits answered from memory reach the disk entry's hits, last access and LRU place, not the disk's hit count")
+    func memoryHitsAreRecordedOnDisk() throws {
+        let dir = DiskTest.makeDirectory("twotier")
+        defer { DiskTest.cleanUp(dir) }
+        let clock = TestClock()
+        let cache = try make(dir, clock: clock)
+        let disk = try #require(cache.disk)
+        let (hot, cold) = (DiskTest.key(1), DiskTest.key(2))
+        cache.set(hot, DiskTest.bytes(100))
+        clock.advance(1)
+        cache.set(cold, DiskTest.bytes(100))
+        #expect(disk.lruOrder(originals: false) == [hot.digest, cold.digest])  // least recent first
+        clock.advance(10)
+        for _ in 0..<5 { #expect(cache.get(hot)?.tier == .memory) }
+        let diskHits = disk.activity.hits
+        cache.recordMemoryHits()
+        let entry = try #require(try disk.entry(for: hot))
+        #expect(entry.hits == 5 && entry.lastAccess.timeIntervalSince1970 == 1_700_000_011)
+        #expect(disk.lruOrder(originals: false) == [cold.digest, hot.digest], "the hot entry is no longer next to go")
+        #expect(disk.activity.hits == diskHits)
+        cache.recordMemoryHits()  // nothing new
+        #expect(try disk.entry(for: hot)?.hits == 5 && disk.entry(for: cold)?.hits == 0)
+        // Written to the index, so a listing (and a reader beside the daemon) sees them.
+        #expect(try disk.entries(sortedBy: .hits).first?.hits == 5)
+        #expect(cache.memory.consistencyProblems().isEmpty)
+    }
+
     @Test func aDiskHitIsPromotedToMemory() throws {
         let dir = DiskTest.makeDirectory("twotier")
         defer { DiskTest.cleanUp(dir) }

@@ -150,6 +150,9 @@ import ThumbCache
             sampledHits = history.reduce(0) { $0 + ($1["memoryHits"] as? Int ?? 0) + ($1["diskHits"] as? Int ?? 0) }
         }
         #expect(sampledHits == 5)
+        // The memory tier's hits reached the entry's own count.
+        let top = try #require(try Self.json(try await daemon.get("/ui/api/entries?sort=hits&limit=1"))["entries"] as? [[String: Any]])
+        #expect(top.first?["url"] as? String == keys[0].url.value && top.first?["hits"] as? Int == 5)
         let usage = try #require(daemon.cache.disk?.usage)
         let disk = try #require(overview["disk"] as? [String: Int])
         #expect(disk["entries"] == usage.thumbnails.entries && disk["bytes"] == usage.thumbnails.bytes && disk["maxBytes"] == usage.thumbnails.maxBytes)

@@ -440,6 +440,25 @@ public final class DiskCache: Sendable {
         return touched
     }
 
+    /// Hits the memory tier answered for entries this tier holds too: added to each entry's hits,
+    /// its last access and its place in this tier's LRU, but not to this tier's own hit count.
+    /// Owner only; written to the index with the next batch of access times.
+    public func recordHits(_ hits: [(key: CacheKey, hits: Int)]) {
+        guard mode == .owner, !hits.isEmpty else { return }
+        let now = clock.seconds
+        let counted = state.withLock { s -> Bool in
+            guard !s.closed else { return false }
+            for (key, count) in hits where count > 0 {
+                guard let id = Hash256(hex: key.digest), s.table.touch(id, now: now) != nil else { continue }
+                if count > 1 { _ = s.table.update(id) { $0.hits += count - 1 } }
+                s.dirty.insert(id)
+                s.pendingHits += 1
+            }
+            return true
+        }
+        if counted { flushIfDue() }
+    }
+
     private func readOnlyLookup(_ key: CacheKey, id: Hash256) throws(CacheError) -> DiskHit? {
         for _ in 0..<3 {
             guard let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }

@@ -56,6 +56,8 @@ struct LRUStripe: Sendable {
     private var links: [LRULink] = []
     private var values: [[UInt8]] = []
     private var keys: [CacheKey?] = []
+    /// Hits per slot since the last `drainHits` (the disk tier learns of them in batches).
+    private var hits: [UInt32] = []
     private var head: Int32 = -1
     private var tail: Int32 = -1
     private var freeHead: Int32 = -1
@@ -78,6 +80,7 @@ struct LRUStripe: Sendable {
             return nil
         }
         counters.hits &+= 1
+        hits[Int(slot)] &+= 1
         if slot != head {
             unlink(slot)
             pushFront(slot)
@@ -121,11 +124,13 @@ struct LRUStripe: Sendable {
             freeHead = links[Int(slot)].next
             keys[Int(slot)] = key
             values[Int(slot)] = value
+            hits[Int(slot)] = 0
         } else {
             slot = Int32(links.count)
             links.append(LRULink(prev: -1, next: -1))
             keys.append(key)
             values.append(value)
+            hits.append(0)
         }
         pushFront(slot)
         index[key.digestBits] = slot
@@ -161,6 +166,21 @@ struct LRUStripe: Sendable {
         return (dropped, end < keys.count ? end : nil)
     }
 
+    /// Hands over the hits counted for the entries among slots `start ..< start + limit` and
+    /// starts them again from zero; returns the slot to continue from, nil at the end.
+    mutating func drainHits(slotsFrom start: Int, limit: Int, into found: inout [(key: CacheKey, hits: Int)]) -> Int? {
+        let end = min(keys.count, start + limit)
+        var i = start
+        while i < end {
+            if hits[i] > 0 {
+                if let key = keys[i] { found.append((key, Int(hits[i]))) }
+                hits[i] = 0
+            }
+            i += 1
+        }
+        return end < keys.count ? end : nil
+    }
+
     /// The storage `clear` takes out, to be freed after the lock is open.
     struct Cleared: Sendable {
         var index: [DigestBits: Int32]
@@ -175,6 +195,7 @@ struct LRUStripe: Sendable {
         links = []
         values = []
         keys = []
+        hits = []
         head = -1
         tail = -1
         freeHead = -1
@@ -198,8 +219,8 @@ struct LRUStripe: Sendable {
 
     func problems() -> [String] {
         var problems: [String] = []
-        if links.count != keys.count || links.count != values.count {
-            return ["slot arrays disagree: \(links.count) links, \(keys.count) keys, \(values.count) values"]
+        if links.count != keys.count || links.count != values.count || links.count != hits.count {
+            return ["slot arrays disagree: \(links.count) links, \(keys.count) keys, \(values.count) values, \(hits.count) hit counts"]
         }
         var seen = 0
         var sum = 0
@@ -265,6 +286,7 @@ struct LRUStripe: Sendable {
         var node = LRUNode(key: nil, value: [])
         swap(&node.key, &keys[Int(slot)])
         swap(&node.value, &values[Int(slot)])
+        hits[Int(slot)] = 0
         count -= 1
         bytes -= node.value.count
         return node

@@ -181,6 +181,20 @@ public final class MemoryCache: @unchecked Sendable {
         return removed
     }
 
+    /// The hits each entry has had since the last call, which then count from zero again: for the
+    /// disk tier, so an entry people see from memory is not the least recently used one on disk.
+    /// Scans in chunks like `removeAll`; an evicted entry's uncollected hits are lost.
+    public func drainHits() -> [(key: CacheKey, hits: Int)] {
+        var found: [(key: CacheKey, hits: Int)] = []
+        for i in 0..<stripeCount {
+            var start = 0
+            while let next = stripes.withLock(i, { $0.drainHits(slotsFrom: start, limit: Self.scanChunk, into: &found) }) {
+                start = next
+            }
+        }
+        return found
+    }
+
     /// Empties the cache; the counters keep counting (the entries count as removals).
     public func removeAll() {
         for i in 0..<stripeCount {

@@ -111,7 +111,8 @@ final class ActivityHistory: Sendable {
     }
 }
 
-/// Samples the cache into `history` every interval until the daemon stops.
+/// Every interval until the daemon stops: samples the cache into `history`, and hands the
+/// memory tier's hits to the disk tier (each entry's hits and last access then count them).
 struct ActivitySampler: Service {
     let history: ActivityHistory
     let cache: TwoTierCache
@@ -122,6 +123,7 @@ struct ActivitySampler: Service {
             history.record(CacheActivity(cache))
             while !Task.isCancelled {
                 try await Task.sleep(for: history.interval)
+                cache.recordMemoryHits()
                 history.record(CacheActivity(cache))
             }
         }

@@ -242,7 +242,7 @@ function entryView(entry, now) {
     el("dt", { text: "bytes" }), el("dd", { class: "size", text: bytes(entry.size), title: `${number(entry.size)} bytes` }),
     el("dt", { text: "age" }), el("dd", { class: "age", text: ago(now - entry.created) }),
     el("dt", { text: "last access" }), el("dd", { class: "last-access", text: `${ago(now - entry.lastAccess)} ago` }),
-    el("dt", { text: "disk hits", title: "Lookups the disk tier answered. Hits from memory are in the header." }),
+    el("dt", { text: "hits", title: "Hits from either tier; those from memory arrive every few seconds" }),
     el("dd", { class: "hits", text: number(entry.hits) }));
   const card = el("li", { class: "entry", "data-url": entry.url, "data-variant": entry.variant, "data-size": entry.size, "data-hits": entry.hits },
     picture(entry),
