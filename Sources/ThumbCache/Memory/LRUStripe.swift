@@ -1,7 +1,9 @@
 /// A slot's place on the list: slot numbers, -1 for none. A free slot's `next` chains the free list.
+/// Beside them, the entry's hits since the last `drainHits`: a hit writes this line anyway.
 struct LRULink: Sendable {
     var prev: Int32
     var next: Int32
+    var hits: UInt32 = 0
 }
 
 /// What one slot held, handed out of the lock when the slot is let go.
@@ -56,8 +58,6 @@ struct LRUStripe: Sendable {
     private var links: [LRULink] = []
     private var values: [[UInt8]] = []
     private var keys: [CacheKey?] = []
-    /// Hits per slot since the last `drainHits` (the disk tier learns of them in batches).
-    private var hits: [UInt32] = []
     private var head: Int32 = -1
     private var tail: Int32 = -1
     private var freeHead: Int32 = -1
@@ -80,7 +80,7 @@ struct LRUStripe: Sendable {
             return nil
         }
         counters.hits &+= 1
-        hits[Int(slot)] &+= 1
+        links[Int(slot)].hits &+= 1
         if slot != head {
             unlink(slot)
             pushFront(slot)
@@ -124,13 +124,12 @@ struct LRUStripe: Sendable {
             freeHead = links[Int(slot)].next
             keys[Int(slot)] = key
             values[Int(slot)] = value
-            hits[Int(slot)] = 0
+            links[Int(slot)].hits = 0
         } else {
             slot = Int32(links.count)
             links.append(LRULink(prev: -1, next: -1))
             keys.append(key)
             values.append(value)
-            hits.append(0)
         }
         pushFront(slot)
         index[key.digestBits] = slot
@@ -172,9 +171,10 @@ struct LRUStripe: Sendable {
         let end = min(keys.count, start + limit)
         var i = start
         while i < end {
-            if hits[i] > 0 {
-                if let key = keys[i] { found.append((key, Int(hits[i]))) }
-                hits[i] = 0
+            let count = links[i].hits
+            if count > 0 {
+                if let key = keys[i] { found.append((key, Int(count))) }
+                links[i].hits = 0
             }
             i += 1
         }
@@ -195,7 +195,6 @@ struct LRUStripe: Sendable {
         links = []
         values = []
         keys = []
-        hits = []
         head = -1
         tail = -1
         freeHead = -1
@@ -219,8 +218,8 @@ struct LRUStripe: Sendable {
 
     func problems() -> [String] {
         var problems: [String] = []
-        if links.count != keys.count || links.count != values.count || links.count != hits.count {
-            return ["slot arrays disagree: \(links.count) links, \(keys.count) keys, \(values.count) values, \(hits.count) hit counts"]
+        if links.count != keys.count || links.count != values.count {
+            return ["slot arrays disagree: \(links.count) links, \(keys.count) keys, \(values.count) values"]
         }
         var seen = 0
         var sum = 0
@@ -273,7 +272,8 @@ struct LRUStripe: Sendable {
     }
 
     private mutating func pushFront(_ slot: Int32) {
-        links[Int(slot)] = LRULink(prev: -1, next: head)
+        links[Int(slot)].prev = -1
+        links[Int(slot)].next = head
         if head >= 0 { links[Int(head)].prev = slot } else { tail = slot }
         head = slot
     }
@@ -286,7 +286,6 @@ struct LRUStripe: Sendable {
         var node = LRUNode(key: nil, value: [])
         swap(&node.key, &keys[Int(slot)])
         swap(&node.value, &values[Int(slot)])
-        hits[Int(slot)] = 0
         count -= 1
         bytes -= node.value.count
         return node
