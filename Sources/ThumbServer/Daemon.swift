@@ -86,8 +86,8 @@ public final class Daemon: Sendable {
                                                     retryAfter: settings.server.retryAfterSeconds))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
-        router.get("/v1/cache/stats") { _, _ in try cacheRoutes.stats() }
-        router.get("/v1/cache/entries") { request, _ in try cacheRoutes.entries(request) }
+        router.get("/v1/cache/stats") { _, _ in try await cacheRoutes.stats() }
+        router.get("/v1/cache/entries") { request, _ in try await cacheRoutes.entries(request) }
         router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }
         let prefetch = PrefetchRoutes(prefetcher: prefetcher, settings: settings.server, admin: AdminGuard(token: settings.server.adminToken))
         router.post("/v1/prefetch") { request, _ in try await prefetch.submit(request) }

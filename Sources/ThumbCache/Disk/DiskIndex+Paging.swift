@@ -34,7 +34,7 @@ extension DiskIndex {
             let direction = walkDescending ? "DESC" : "ASC"
             // A filter that keeps many rows finds a page quickly by walking the order's index; a host
             // with few rows is quicker through the host index; otherwise one scan and a small sort.
-            let indexes = hasListingIndexes(db)
+            let indexes = hasListingIndexes
             let source: String
             if indexes, let index = sort.index, filter.conditions.isEmpty || total >= 4 * query.limit {
                 source = "entries INDEXED BY \(index)"
@@ -79,10 +79,6 @@ extension DiskIndex {
                 SELECT host, COUNT(*) AS n, SUM(size) FROM entries GROUP BY host ORDER BY n DESC, host LIMIT ?
                 """, arguments: [limit]).map { CacheHostUsage(host: $0[0], entries: $0[1], bytes: $0[2]) }
         }
-    }
-
-    private func hasListingIndexes(_ db: Database) -> Bool {
-        ((try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'entries_by_host'")) ?? 0) == 1
     }
 
     private static func variants(_ db: Database, urls: Set<String>) throws -> [String: [String]] {

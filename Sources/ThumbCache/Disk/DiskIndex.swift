@@ -42,11 +42,14 @@ final class DiskIndex: Sendable {
     let queue: DatabaseQueue
     /// The owner's: checkpoints off the write path.
     private let checkpointer: DiskMutex<WALCheckpointer?>
+    /// Whether `listingIndexes` exist (the owner makes them; a reader may find an older index).
+    let hasListingIndexes: Bool
 
-    private init(path: String, readOnly: Bool, queue: DatabaseQueue) {
+    private init(path: String, readOnly: Bool, queue: DatabaseQueue, hasListingIndexes: Bool) {
         self.path = path
         self.readOnly = readOnly
         self.queue = queue
+        self.hasListingIndexes = hasListingIndexes
         checkpointer = DiskMutex(nil)
     }
 
@@ -57,7 +60,7 @@ final class DiskIndex: Sendable {
         config.busyMode = .timeout(10)
         config.label = "thumbd-cache-index"
         let queue = try DatabaseQueue(path: path, configuration: config)
-        let index = DiskIndex(path: path, readOnly: false, queue: queue)
+        let index = DiskIndex(path: path, readOnly: false, queue: queue, hasListingIndexes: true)
         do {
             // After GRDB's WAL setup, which sets NORMAL: commits are atomic and survive a crash of
             // the process; FULL also survives power loss.
@@ -84,7 +87,10 @@ final class DiskIndex: Sendable {
         config.busyMode = .timeout(10)
         config.label = "thumbd-cache-index-reader"
         let queue = try DatabaseQueue(path: path, configuration: config)
-        let index = DiskIndex(path: path, readOnly: true, queue: queue)
+        let present = (try? queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'entries_by_host'")
+        }) ?? 0
+        let index = DiskIndex(path: path, readOnly: true, queue: queue, hasListingIndexes: present == 1)
         do {
             let version = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
             guard version == schemaVersion else { throw DiskIndexError.incompatible(version: version) }

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOPosix
 import ThumbCache
 import ThumbPipeline
 
@@ -119,7 +118,7 @@ struct InspectorAPI: Sendable {
                                                  previous: nil, next: nil, milliseconds: 0))
         }
         let (memory, ttl) = (cache.memory, cache.ttl)
-        let listing = try await Self.offLoop { () throws(CacheError) -> Listing in
+        let listing = try await CacheQueries.run { () throws(CacheError) -> Listing in
             let start = ContinuousClock.now
             let page = try disk.page(query)
             let now = Date()
@@ -191,7 +190,7 @@ struct InspectorAPI: Sendable {
 
     func hosts() async throws -> Response {
         guard let disk = cache.disk else { return try JSONResponse.make([CacheHostUsage]()) }
-        let hosts = try await Self.offLoop { () throws(CacheError) in try disk.hosts(limit: 500) }
+        let hosts = try await CacheQueries.run { () throws(CacheError) in try disk.hosts(limit: 500) }
         return try JSONResponse.make(hosts)
     }
 
@@ -212,7 +211,7 @@ struct InspectorAPI: Sendable {
         guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
         guard let disk = cache.disk else { throw Problem.notFound("the disk tier is off, so no files are kept") }
         let key = CacheKey(url: url, variant: variant)
-        let found = try await Self.offLoop { () throws(CacheError) -> (CacheEntry, [UInt8])? in
+        let found = try await CacheQueries.run { () throws(CacheError) -> (CacheEntry, [UInt8])? in
             guard let entry = try disk.entry(for: key), let data = FileManager.default.contents(atPath: entry.fileURL.path),
                   data.count == entry.size else { return nil }
             return (entry, [UInt8](data))
@@ -229,15 +228,5 @@ struct InspectorAPI: Sendable {
         headers[.contentType] = entry.contentType ?? "application/octet-stream"
         headers[.init("X-Content-Type-Options")!] = "nosniff"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    /// Index queries and file reads wait on SQLite and the disk: keep them off the event loops
-    /// that answer hits.
-    static func offLoop<T: Sendable>(_ body: @escaping @Sendable () throws(CacheError) -> T) async throws -> T {
-        do {
-            return try await NIOThreadPool.singleton.runIfActive { try body() }
-        } catch let error as CacheError {
-            throw Problem(.internalServerError, code: "cache_error", detail: error.description)
-        }
     }
 }

@@ -22,9 +22,9 @@ struct CacheRoutes: Sendable {
         var pipeline: Pipeline
     }
 
-    func stats() throws -> Response {
-        let disk: DiskCacheStats?
-        do { disk = try cache.disk?.stats() } catch { throw Problem(.internalServerError, code: "cache_error", detail: "\(error)") }
+    func stats() async throws -> Response {
+        let tier = cache.disk
+        let disk = try await CacheQueries.run { () throws(CacheError) in try tier?.stats() }
         return try JSONResponse.make(Stats(
             memory: cache.memory.stats, disk: disk,
             pipeline: .init(jobsInFlight: pipeline.jobsInFlight, downloadsInFlight: pipeline.downloader.inFlight,
@@ -39,7 +39,7 @@ struct CacheRoutes: Sendable {
     }
 
     /// `sort` (lastAccess, size, created, hits…), `host`, `q` (URL text), `limit` (1…1000, default 100), `offset`.
-    func entries(_ request: Request) throws -> Response {
+    func entries(_ request: Request) async throws -> Response {
         let query = QueryParameters(request.uri.query)
         guard let disk = cache.disk else {
             return try JSONResponse.make(Listing(entries: [], sort: "lastAccess", limit: 0, offset: 0))
@@ -51,12 +51,11 @@ struct CacheRoutes: Sendable {
         let limit = try query.int("limit") ?? 100
         let offset = try query.int("offset") ?? 0
         guard (1...1000).contains(limit), offset >= 0 else { throw Problem.badParameter("limit must be 1…1000 and offset at least 0") }
-        do {
-            let rows = try disk.entries(sortedBy: order, host: query["host"], urlContains: query["q"], limit: limit, offset: offset)
-            return try JSONResponse.make(Listing(entries: rows, sort: order.rawValue, limit: limit, offset: offset))
-        } catch let error as CacheError {
-            throw Problem(.internalServerError, code: "cache_error", detail: "\(error)")
+        let (host, text) = (query["host"], query["q"])
+        let rows = try await CacheQueries.run { () throws(CacheError) in
+            try disk.entries(sortedBy: order, host: host, urlContains: text, limit: limit, offset: offset)
         }
+        return try JSONResponse.make(Listing(entries: rows, sort: order.rawValue, limit: limit, offset: offset))
     }
 
     /// Removes every variant of `url` (`?url=`), or every entry of a host (`?host=`), from both tiers.
