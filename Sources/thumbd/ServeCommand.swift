@@ -20,6 +20,8 @@ struct ServeCommand: AsyncParsableCommand {
               curl -o thumb.jpg 'http://127.0.0.1:8080/v1/thumbnail?url=https://example.com/photo.jpg&size=200'
               curl http://127.0.0.1:8080/v1/cache/stats
               curl http://127.0.0.1:8080/metrics
+              open http://127.0.0.1:8080/ui in a browser: the cache inspector (read-only; give the admin
+              token on the page, or as /ui#token=…, to evict a URL or a host)
 
             SIGTERM or SIGINT (Ctrl-C) stops it in order: no new connections, requests in flight finish
             (within server.shutdown_grace), then the cache index is written and the process exits 0.
@@ -66,11 +68,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let cacheText = settings.cacheDirectory.map { "\($0.path) (from \(loaded.cacheLocation.source.label))" } ?? "memory only"
         try await daemon.run { port in
-            logger.notice("thumbd listening", metadata: [
-                "address": "http://\(settings.server.host.contains(":") ? "[\(settings.server.host)]" : settings.server.host):\(port)",
+            let address = "http://\(settings.server.host.contains(":") ? "[\(settings.server.host)]" : settings.server.host):\(port)"
+            var metadata: Logger.Metadata = [
+                "address": "\(address)",
                 "cache": "\(cacheText)",
                 "config": "\(loaded.file ?? "embedded defaults")",
-            ])
+            ]
+            if settings.server.inspector { metadata["inspector"] = "\(address)/ui" }
+            logger.notice("thumbd listening", metadata: metadata)
         }
     }
 }
