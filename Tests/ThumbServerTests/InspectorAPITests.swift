@@ -118,10 +118,15 @@ import ThumbCache
         let byHost = try await daemon.get("/v1/cache/entries?host=EVIL.example", headers: bearer, method: .DELETE)
         #expect(byHost.status == 200)
         #expect((try Self.json(byHost)["removed"] as? [String: Int]) == ["memory": 2, "disk": 2])
+        let green = InspectorFixture.url("green").value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let one = try await daemon.get("/v1/cache/entries?url=\(green)&variant=200%2Fcover%2Fjpeg%2Fq82", headers: bearer, method: .DELETE)
+        #expect((try Self.json(one)["removed"] as? [String: Int]) == ["memory": 1, "disk": 1])
+        #expect(try Self.json(one)["variant"] as? String == "200/cover/jpeg/q82")
+        #expect(try await daemon.get("/v1/cache/entries?url=\(green)&variant=huge", headers: bearer, method: .DELETE).status == 400)
         let red = InspectorFixture.url("red").value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let byURL = try await daemon.get("/v1/cache/entries?url=\(red)", headers: bearer, method: .DELETE)
         #expect((try Self.json(byURL)["removed"] as? [String: Int]) == ["memory": 3, "disk": 3])
-        #expect(try daemon.cache.disk?.entries().map(\.url.host) == ["shop.example", "shop.example"])
+        #expect(try daemon.cache.disk?.entries().map(\.url) == [InspectorFixture.url("blue")])
         for bad in ["", "?host=", "?host=a/b", "?url=x&host=y"] {
             #expect(try await daemon.get("/v1/cache/entries\(bad)", headers: bearer, method: .DELETE).status == 400, "\(bad)")
         }

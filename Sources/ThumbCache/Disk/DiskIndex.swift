@@ -212,6 +212,7 @@ final class DiskIndex: Sendable {
     func digests(in scope: CacheScope) throws -> [String] {
         try queue.read { db in
             switch scope {
+            case .entry(let key): return try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE digest = ?", arguments: [key.digest])
             case .url(let url): return try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE url = ?", arguments: [url.value])
             case .host(let host): return try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE host = ?", arguments: [host])
             }

@@ -168,6 +168,7 @@ public final class MemoryCache: @unchecked Sendable {
     /// and eviction a second dictionary update and a string hash; not worth it for an admin call.)
     @discardableResult
     public func removeAll(_ scope: CacheScope) -> Int {
+        if case .entry(let key) = scope { return remove(key) ? 1 : 0 }  // one key needs no scan
         var removed = 0
         for i in 0..<stripeCount {
             var start = 0

@@ -3,7 +3,7 @@ import Hummingbird
 import ThumbCache
 import ThumbPipeline
 
-/// `GET /v1/cache/stats`, `GET /v1/cache/entries`, `DELETE /v1/cache/entries?url=|host=` (admin).
+/// `GET /v1/cache/stats`, `GET /v1/cache/entries`, `DELETE /v1/cache/entries?url=[&variant=]|host=` (admin).
 struct CacheRoutes: Sendable {
     let pipeline: ThumbnailPipeline
     let admin: AdminGuard
@@ -58,14 +58,22 @@ struct CacheRoutes: Sendable {
         return try JSONResponse.make(Listing(entries: rows, sort: order.rawValue, limit: limit, offset: offset))
     }
 
-    /// Removes every variant of `url` (`?url=`), or every entry of a host (`?host=`), from both tiers.
+    /// Removes one entry (`?url=&variant=`), every variant of a URL (`?url=`), or every entry of a
+    /// host (`?host=`), from both tiers.
     func evict(_ request: Request) throws -> Response {
         try admin.check(request)
         let query = QueryParameters(request.uri.query)
         let scope: CacheScope
         switch (query["url"], query["host"]) {
         case (let text?, nil) where !text.isEmpty:
-            do { scope = .url(try NormalizedURL(text)) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
+            let url: NormalizedURL
+            do { url = try NormalizedURL(text) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
+            if let variantText = query["variant"] {
+                guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
+                scope = .entry(CacheKey(url: url, variant: variant))
+            } else {
+                scope = .url(url)
+            }
         case (nil, let host?) where !host.isEmpty:
             // As the listing shows hosts: lower-case, with ":port" when it is not the scheme's default.
             guard !host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) else {
@@ -73,11 +81,14 @@ struct CacheRoutes: Sendable {
             }
             scope = .host(host.lowercased())
         default:
-            throw Problem.badParameter("give url or host: DELETE /v1/cache/entries?url=… or ?host=…")
+            throw Problem.badParameter("give url (and variant for one entry) or host: DELETE /v1/cache/entries?url=…[&variant=…] or ?host=…")
         }
         let removed = cache.removeAll(scope)
         var body: [String: AnyEncodable] = ["removed": AnyEncodable(removed)]
         switch scope {
+        case .entry(let key):
+            body["url"] = AnyEncodable(key.url.value)
+            body["variant"] = AnyEncodable(key.variant.description)
         case .url(let url): body["url"] = AnyEncodable(url.value)
         case .host(let host): body["host"] = AnyEncodable(host)
         }

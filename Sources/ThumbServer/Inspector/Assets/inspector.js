@@ -192,11 +192,12 @@ async function checkToken() {
   }
 }
 
-async function evict(parameter, value, label) {
+// `query` names what goes: url=…&variant=… (one entry), url=… (every variant), host=….
+async function evict(query, label) {
   if (!state.admin) return;
   if (!window.confirm(`Evict ${label} from both tiers?`)) return;
   try {
-    const result = await api(`/v1/cache/entries?${parameter}=${encodeURIComponent(value)}`, { method: "DELETE", admin: true });
+    const result = await api(`/v1/cache/entries?${query}`, { method: "DELETE", admin: true });
     showStatus(`Evicted ${label}: ${result.removed.disk} from disk, ${result.removed.memory} from memory.`);
     await Promise.all([loadEntries(currentPosition()), refreshOverview(), loadHosts()]);
   } catch (error) {
@@ -250,9 +251,18 @@ function entryView(entry, now) {
       el("div", { class: "url", text: entry.url, title: entry.url }),
       el("div", { class: "host", text: entry.host }),
       chips, facts));
-  const button = el("button", { type: "button", class: "danger admin-only", text: "Evict URL", hidden: !state.admin });
-  button.addEventListener("click", () => evict("url", entry.url, entry.url));
-  card.append(el("div", { class: "actions" }, button));
+  const actions = el("div", { class: "actions" });
+  const one = el("button", { type: "button", class: "danger admin-only", text: "Evict", title: "This entry only", hidden: !state.admin });
+  one.addEventListener("click", () => evict(`url=${encodeURIComponent(entry.url)}&variant=${encodeURIComponent(entry.variant)}`,
+    `${entry.variant} of ${entry.url}`));
+  actions.append(one);
+  if (entry.variants.length > 1) {
+    const all = el("button", { type: "button", class: "danger admin-only", text: "Evict URL", title: "Every variant of this URL",
+      hidden: !state.admin });
+    all.addEventListener("click", () => evict(`url=${encodeURIComponent(entry.url)}`, `every variant of ${entry.url}`));
+    actions.append(" ", all);
+  }
+  card.append(actions);
   return card;
 }
 
@@ -327,7 +337,7 @@ function wire() {
   document.getElementById("previous").addEventListener("click", () => state.listing && loadEntries({ before: state.listing.previous }));
   document.getElementById("evict-host").addEventListener("click", () => {
     const host = document.getElementById("host").value;
-    if (host) evict("host", host, `every entry of ${host}`);
+    if (host) evict(`host=${encodeURIComponent(host)}`, `every entry of ${host}`);
   });
   document.getElementById("token-form").addEventListener("submit", (event) => {
     event.preventDefault();
