@@ -2,7 +2,9 @@ import Foundation
 import ImageCodecs
 import ImageCore
 import Testing
+import TestOrigin
 import ThumbCache
+import ThumbPipeline
 @testable import ThumbServer
 
 /// The inspector in a real browser: a daemon on a temporary cache with known entries, `/ui`
@@ -71,6 +73,20 @@ import ThumbCache
         // Filtering by URL text, in the page's own address.
         let filtered = try await browser.dumpDOM("http://127.0.0.1:\(daemon.port)/ui?q=green")
         #expect(Self.count("<li class=\"entry\"", in: filtered) == 1 && filtered.contains(">\(InspectorFixture.url("green").value)<"))
+
+        // A prefetch job whose origin is slow: the header shows it running, with its progress, and
+        // the downloads it has in flight (6: the per-host limit).
+        var routes: [String: OriginRoute] = [:]
+        for index in 0..<20 { routes["/slow\(index).jpg"] = .image(Images.jpeg, latency: .seconds(60)) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let job = try daemon.daemon.prefetcher.submit(.urls((0..<20).map { origin.url("/slow\($0).jpg") }), spec: ThumbnailSpec(size: 64))
+        #expect(await origin.waitForTotalRequests(count: 6, timeout: .seconds(20)))
+        let busy = try await browser.dumpDOM(base)
+        _ = daemon.daemon.prefetcher.cancel(job.id)
+        try await origin.shutdown()
+        #expect(busy.contains("data-job=\"\(job.id)\""), "the prefetch job is not shown")
+        #expect(busy.contains("prefetch \(job.id.prefix(8)) · running") && busy.contains(">0 / 20 · "))
+        #expect(busy.contains("id=\"downloads\"><span class=\"value\">6</span>"), "downloads in flight are not shown")
 
         // The screenshot shows the thumbnails themselves, loaded from the daemon.
         let shot = try HeadlessChromium.outputFolder().appendingPathComponent("inspector.png")
