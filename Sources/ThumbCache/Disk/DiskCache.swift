@@ -440,6 +440,17 @@ public final class DiskCache: Sendable {
         return touched
     }
 
+    /// The entry and its bytes, checked against the index's size, without counting a hit or moving
+    /// it in the LRU: for looking at the cache (the inspector) without changing it.
+    public func peek(_ key: CacheKey) throws(CacheError) -> (entry: CacheEntry, bytes: [UInt8])? {
+        guard let entry = try entry(for: key) else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try FileOps.readAll(entry.fileURL.path) } catch where error.isNotFound { return nil } catch {
+            throw .readFailed(path: entry.fileURL.path, reason: error.reason)
+        }
+        return bytes.count == entry.size ? (entry, bytes) : nil
+    }
+
     /// Hits the memory tier answered for entries this tier holds too: added to each entry's hits,
     /// its last access and its place in this tier's LRU, but not to this tier's own hit count.
     /// Owner only; written to the index with the next batch of access times.

@@ -93,13 +93,13 @@ extension DiskIndex {
         return result
     }
 
-    private struct Filter {
+    struct Filter {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
     }
 
-    private static func filter(_ query: CacheEntryQuery) -> Filter {
+    static func filter(_ query: CacheEntryQuery) -> Filter {
         var filter = Filter()
         if let host = query.host, !host.isEmpty {
             filter.conditions.append("host = ?")
@@ -122,7 +122,7 @@ extension DiskIndex {
 
     /// Each order's column, its natural direction (largest, oldest, most hit, most recent first),
     /// and the index that walks it, if it has one.
-    private static func sortColumn(_ order: CacheEntryOrder) -> (column: String, descending: Bool, index: String?) {
+    static func sortColumn(_ order: CacheEntryOrder) -> (column: String, descending: Bool, index: String?) {
         switch order {
         case .size: return ("size", true, "entries_by_size")
         case .age: return ("created_at", false, "entries_by_created")

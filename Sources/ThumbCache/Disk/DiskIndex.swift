@@ -219,29 +219,14 @@ final class DiskIndex: Sendable {
         }
     }
 
+    /// Offset paging, for `thumbd cache ls`: the same filters and orders as `page`, ties by row.
     func list(order: CacheEntryOrder, host: String?, urlContains: String?, limit: Int?, offset: Int) throws -> [DiskIndexRow] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let host {
-            conditions.append("host = ?")
-            _ = arguments.append(contentsOf: [host.lowercased()])
-        }
-        if let urlContains, !urlContains.isEmpty {
-            conditions.append("url LIKE ? ESCAPE '\\'")
-            _ = arguments.append(contentsOf: ["%\(Self.likeEscaped(urlContains))%"])
-        }
-        let orderBy: String
-        switch order {
-        case .size: orderBy = "size DESC, digest"
-        case .age: orderBy = "created_at ASC, digest"
-        case .hits: orderBy = "hits DESC, last_access DESC, digest"
-        case .lastAccess: orderBy = "last_access DESC, digest"
-        case .evictionOrder: orderBy = "last_access ASC, digest"
-        }
-        var sql = "SELECT \(Self.rowColumns) FROM entries"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+        let filter = Self.filter(CacheEntryQuery(order: order, host: host, urlContains: urlContains))
+        let sort = Self.sortColumn(order)
+        let direction = sort.descending ? "DESC" : "ASC"
+        var arguments = filter.arguments
         _ = arguments.append(contentsOf: [limit ?? -1, max(0, offset)])
+        let sql = "SELECT \(Self.rowColumns) FROM entries\(filter.whereClause) ORDER BY \(sort.column) \(direction), rowid \(direction) LIMIT ? OFFSET ?"
         let finalArguments = arguments
         return try queue.read { db in
             try Row.fetchAll(db, sql: sql, arguments: finalArguments).map(DiskIndexRow.init(row:))

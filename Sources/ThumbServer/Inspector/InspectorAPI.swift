@@ -139,10 +139,7 @@ struct InspectorAPI: Sendable {
     }
 
     static func entryQuery(_ parameters: QueryParameters) throws -> CacheEntryQuery {
-        let sortText = parameters["sort"] ?? CacheEntryOrder.lastAccess.rawValue
-        guard let order = CacheEntryOrder(rawValue: sortText) else {
-            throw Problem.badParameter("sort must be one of \(CacheEntryOrder.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
+        let order = try parameters.order()
         var kind: CacheEntryQuery.Kind?
         if let text = parameters["kind"], !text.isEmpty {
             guard let value = CacheEntryQuery.Kind(rawValue: text) else { throw Problem.badParameter("kind must be thumbnail or original") }
@@ -177,13 +174,7 @@ struct InspectorAPI: Sendable {
         if entry.isOriginal, let smallest = variants.compactMap(CacheVariant.init).filter({ !$0.isOriginal }).min(by: { $0.size < $1.size }) {
             shown = smallest
         }
-        return "/ui/files?url=\(formComponent(entry.url.value))&variant=\(formComponent(shown.description))"
-    }
-
-    private static func formComponent(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        return "/ui/files?url=\(URLSigner.encode(entry.url.value))&variant=\(URLSigner.encode(shown.description))"
     }
 
     // MARK: Hosts, session, files
@@ -211,11 +202,7 @@ struct InspectorAPI: Sendable {
         guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
         guard let disk = cache.disk else { throw Problem.notFound("the disk tier is off, so no files are kept") }
         let key = CacheKey(url: url, variant: variant)
-        let found = try await CacheQueries.run { () throws(CacheError) -> (CacheEntry, [UInt8])? in
-            guard let entry = try disk.entry(for: key), let data = FileManager.default.contents(atPath: entry.fileURL.path),
-                  data.count == entry.size else { return nil }
-            return (entry, [UInt8](data))
-        }
+        let found = try await CacheQueries.run { () throws(CacheError) in try disk.peek(key) }
         guard let (entry, bytes) = found else { throw Problem.notFound("the cache holds no \(variant) of that URL") }
         // Revalidated on every view (a 304 costs no body): an entry replaced since shows its new bytes.
         var headers = HTTPFields()

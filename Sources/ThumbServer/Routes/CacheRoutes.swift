@@ -44,10 +44,7 @@ struct CacheRoutes: Sendable {
         guard let disk = cache.disk else {
             return try JSONResponse.make(Listing(entries: [], sort: "lastAccess", limit: 0, offset: 0))
         }
-        let sortText = query["sort"] ?? CacheEntryOrder.lastAccess.rawValue
-        guard let order = CacheEntryOrder(rawValue: sortText) else {
-            throw Problem.badParameter("sort must be one of \(CacheEntryOrder.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
+        let order = try query.order()
         let limit = try query.int("limit") ?? 100
         let offset = try query.int("offset") ?? 0
         guard (1...1000).contains(limit), offset >= 0 else { throw Problem.badParameter("limit must be 1…1000 and offset at least 0") }

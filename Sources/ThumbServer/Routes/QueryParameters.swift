@@ -1,4 +1,5 @@
 import Foundation
+import ThumbCache
 
 /// A query string as ordered name/value pairs, percent-decoded (`+` stays `+`: URLs in `url=`
 /// keep their plus signs).
@@ -18,6 +19,15 @@ struct QueryParameters: Sendable {
     }
 
     subscript(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+
+    /// `sort`, one of the listing's orders; last access when absent.
+    func order() throws -> CacheEntryOrder {
+        let text = self["sort"] ?? CacheEntryOrder.lastAccess.rawValue
+        guard let order = CacheEntryOrder(rawValue: text) else {
+            throw Problem.badParameter("sort must be one of \(CacheEntryOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return order
+    }
 
     func int(_ name: String) throws -> Int? {
         guard let text = self[name] else { return nil }
