@@ -79,4 +79,59 @@ struct CoalescingTests {
         try await daemon.stop()
         try await origin.shutdown()
     }
+
+    @Test("Two sizes of one new URL at once share one download of the original", arguments: [false, true])
+    func variantsShareOneDownload(memoryOnly: Bool) async throws {
+        let origin = try await TestOrigin.start(routes: ["/pair.jpg": .image(Images.jpeg, latency: .milliseconds(500))])
+        let daemon = try await TestDaemon.start(memoryOnly: memoryOnly)
+        let url = origin.url("/pair.jpg")
+        let sizes = [64, 128, 96, 160]
+        let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for size in sizes { group.addTask { try await daemon.get(daemon.thumbnailPath(url, "size=\(size)")) } }
+            return try await group.reduce(into: [Reply]()) { $0.append($1) }
+        }
+        #expect(replies.allSatisfy { $0.status == 200 && $0.header("x-cache") == "miss" })
+        #expect(Set(replies.map(\.body)).count == sizes.count, "each size is its own thumbnail")
+        #expect(origin.requestCount("/pair.jpg") == 1, "one download for every size asked at the same time")
+        // A size asked afterwards comes from the kept original (disk tier), not the origin.
+        if !memoryOnly {
+            let later = try await daemon.get(daemon.thumbnailPath(url, "size=48"))
+            #expect(later.status == 200)
+            #expect(origin.requestCount("/pair.jpg") == 1)
+        }
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("One size leaving a shared download does not cancel it for the other; the last to leave does")
+    func sharedDownloadCancelledOnlyByTheLast() async throws {
+        let origin = try await TestOrigin.start(routes: [
+            "/kept.jpg": .image(Images.jpeg, latency: .milliseconds(1200)),
+            "/dropped.jpg": .stall(prefix: Array(Images.jpeg.prefix(100)), contentLength: Images.jpeg.count),
+        ])
+        let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(20) }
+        let kept = origin.url("/kept.jpg")
+        let leaving = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=64")) }
+        let staying = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=128")) }
+        #expect(await origin.waitForRequests("/kept.jpg", count: 1, timeout: .seconds(20)))
+        try await Task.sleep(for: .milliseconds(200))
+        leaving.cancel()
+        let reply = try await staying.value
+        #expect(reply.status == 200)
+        #expect(origin.requestCount("/kept.jpg") == 1)
+        #expect(origin.earlyCloses("/kept.jpg") == 0, "the other size still needed the download")
+
+        let dropped = origin.url("/dropped.jpg")
+        let first = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=64")) }
+        let second = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=128")) }
+        #expect(await origin.waitForRequests("/dropped.jpg", count: 1, timeout: .seconds(20)))
+        try await Task.sleep(for: .milliseconds(200))
+        first.cancel()
+        second.cancel()
+        #expect(await origin.waitForEarlyClose("/dropped.jpg", timeout: .seconds(20)), "nobody waits: the download closes")
+        #expect(origin.requestCount("/dropped.jpg") == 1)
+        #expect(daemon.daemon.pipeline.jobsInFlight == 0)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
 }

@@ -1,17 +1,18 @@
 import Synchronization
 import ThumbCache
 
-/// One thumbnail being made for everyone who asked for it. Waiters join and leave; when the last
-/// one leaves before the result is in, the work is cancelled (its download connection closes).
-final class Job: Sendable {
+/// One piece of work done once for everyone who asked for it: a thumbnail, or the download of an
+/// original that several thumbnails need. Waiters join and leave; when the last one leaves before
+/// the result is in, the work is cancelled (its download connection closes).
+final class Job<Value: Sendable>: Sendable {
     let key: CacheKey
     let priority: PriorityCell
 
     private struct State {
-        var result: Result<PipelineResult, any Error>?
+        var result: Result<Value, any Error>?
         /// Waiters still interested, whether or not their continuation is attached yet.
         var waiting: Set<UInt64> = []
-        var continuations: [UInt64: CheckedContinuation<PipelineResult, any Error>] = [:]
+        var continuations: [UInt64: CheckedContinuation<Value, any Error>] = [:]
         var nextID: UInt64 = 0
         var task: Task<Void, Never>?
         var abandoned = false
@@ -45,10 +46,10 @@ final class Job: Sendable {
 
     /// Waits for the result as waiter `id`. Cancelling the caller's task makes this waiter leave;
     /// `onAbandoned` runs if it was the last one.
-    func wait(_ id: UInt64, onAbandoned: @escaping @Sendable () -> Void) async throws -> PipelineResult {
+    func wait(_ id: UInt64, onAbandoned: @escaping @Sendable () -> Void) async throws -> Value {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PipelineResult, any Error>) in
-                let ready: Result<PipelineResult, any Error>? = state.withLock { s in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let ready: Result<Value, any Error>? = state.withLock { s in
                     if let result = s.result { return result }
                     guard s.waiting.contains(id) else { return .failure(CancellationError()) }
                     s.continuations[id] = continuation
@@ -62,7 +63,7 @@ final class Job: Sendable {
     }
 
     private func leave(_ id: UInt64, onAbandoned: @Sendable () -> Void) {
-        let (continuation, task, abandoned) = state.withLock { s -> (CheckedContinuation<PipelineResult, any Error>?, Task<Void, Never>?, Bool) in
+        let (continuation, task, abandoned) = state.withLock { s -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Bool) in
             guard s.waiting.remove(id) != nil else { return (nil, nil, false) }
             let continuation = s.continuations.removeValue(forKey: id)
             guard s.waiting.isEmpty, s.result == nil else { return (continuation, nil, false) }
@@ -76,8 +77,8 @@ final class Job: Sendable {
         }
     }
 
-    func finish(_ result: Result<PipelineResult, any Error>) {
-        let continuations = state.withLock { s -> [CheckedContinuation<PipelineResult, any Error>] in
+    func finish(_ result: Result<Value, any Error>) {
+        let continuations = state.withLock { s -> [CheckedContinuation<Value, any Error>] in
             s.result = result
             defer { s.continuations.removeAll() }
             return Array(s.continuations.values)

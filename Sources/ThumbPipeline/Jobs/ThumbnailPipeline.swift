@@ -16,7 +16,10 @@ public final class ThumbnailPipeline: Sendable {
     public let settings: PipelineSettings
     private let metrics: PipelineMetrics
     private let logger: Logger
-    private let jobs = Mutex<[CacheKey: Job]>([:])
+    /// One job per (URL, variant).
+    private let jobs: JobTable<PipelineResult>
+    /// One download per URL, shared by every variant job that needs the original.
+    private let originals: JobTable<SharedOriginal>
 
     public init(cache: TwoTierCache, downloader: Downloader, settings: PipelineSettings = PipelineSettings(),
                 metrics: PipelineMetrics = PipelineMetrics(), pool: CPUPool? = nil,
@@ -28,10 +31,14 @@ public final class ThumbnailPipeline: Sendable {
         self.pool = pool ?? CPUPool(threads: settings.workerThreads > 0 ? settings.workerThreads : CPUPool.defaultThreads,
                                     depth: metrics.queueDepth)
         self.logger = logger
+        jobs = JobTable(limit: settings.maxJobs, events: .init(started: { metrics.jobsStarted.increment() },
+                                                              joined: { metrics.coalescedWaiters.increment() },
+                                                              abandoned: { metrics.cancellations.increment() }))
+        originals = JobTable(limit: nil, events: .init(joined: { metrics.sharedDownloads.increment() }))
     }
 
     /// Jobs under way now.
-    public var jobsInFlight: Int { jobs.withLock { $0.count } }
+    public var jobsInFlight: Int { jobs.count }
 
     /// The thumbnail for `key`: from the cache when fresh, otherwise made (or revalidated, when
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
@@ -49,40 +56,12 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
     public func make(_ key: CacheKey, spec: ThumbnailSpec, priority: WorkPriority, stale: CacheHit?) async throws -> PipelineResult {
-        while true {
-            let (job, id, isNew) = try jobs.withLock { table throws -> (Job, UInt64?, Bool) in
-                if let existing = table[key] { return (existing, existing.join(priority: priority), false) }
-                guard table.count < settings.maxJobs else { throw PipelineBusy(jobs: settings.maxJobs) }
-                let job = Job(key: key, priority: priority)
-                table[key] = job
-                return (job, job.join(priority: priority), true)
-            }
-            guard let id else {
-                // Abandoned a moment ago by its last waiter: forget it and start afresh.
-                jobs.withLock { table in if table[key] === job { table[key] = nil } }
-                continue
-            }
-            if isNew {
-                metrics.jobsStarted.increment()
-                job.start(Task { [self] in
-                    let result: Result<PipelineResult, any Error>
-                    do { result = .success(try await run(job, spec: spec, stale: stale)) } catch { result = .failure(error) }
-                    jobs.withLock { table in if table[key] === job { table[key] = nil } }
-                    job.finish(result)
-                })
-            } else {
-                metrics.coalescedWaiters.increment()
-            }
-            return try await job.wait(id) { [self] in
-                metrics.cancellations.increment()
-                jobs.withLock { table in if table[key] === job { table[key] = nil } }
-            }
-        }
+        try await jobs.run(key, priority: priority) { [self] job in try await run(job, spec: spec, stale: stale) }
     }
 
     // MARK: The work of one job
 
-    private func run(_ job: Job, spec: ThumbnailSpec, stale: CacheHit?) async throws -> PipelineResult {
+    private func run(_ job: Job<PipelineResult>, spec: ThumbnailSpec, stale: CacheHit?) async throws -> PipelineResult {
         metrics.jobsInFlight.increment()
         defer { metrics.jobsInFlight.decrement() }
         let url = job.key.url.value
@@ -108,18 +87,63 @@ public final class ThumbnailPipeline: Sendable {
                 return result
             }
         }
-        let originalKey = CacheKey(url: job.key.url, variant: .original)
-        if settings.keepOriginals, let disk = cache.disk, let kept = (try? disk.lookup(originalKey)) ?? nil, !kept.isStale {
-            let body = OriginBody(bytes: kept.bytes, contentType: kept.entry.contentType, validators: kept.entry.validators, finalURL: url)
+        switch try await original(for: job) {
+        case .kept(let body):
             return try await process(job, spec: spec, source: body, keepOriginal: false)
+        case .downloaded(let shared):
+            do {
+                let result = try await process(job, spec: spec, source: shared.body, keepOriginal: false)
+                shared.report(decodable: true)
+                return result
+            } catch let error as ImageError {
+                shared.report(decodable: false)
+                throw error
+            }
         }
-        guard case .fetched(let body) = try await downloader.download(url, priority: job.priority) else {
-            throw DownloadError(.originStatus, "\(url) answered 304 to an unconditional request", originStatus: 304)
-        }
-        return try await process(job, spec: spec, source: body, keepOriginal: true)
     }
 
-    private func process(_ job: Job, spec: ThumbnailSpec, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
+    private enum Original {
+        /// Read from the disk tier.
+        case kept(OriginBody)
+        /// Just downloaded, possibly for several variants at once.
+        case downloaded(SharedOriginal)
+    }
+
+    /// The original for a thumbnail job: kept on disk, or downloaded once however many variants of
+    /// the URL need it at the same time.
+    private func original(for job: Job<PipelineResult>) async throws -> Original {
+        let originalKey = CacheKey(url: job.key.url, variant: .original)
+        if let kept = keptOriginal(originalKey) { return .kept(kept) }
+        let shared = try await originals.run(originalKey, priority: job.priority.current) { [self] download in
+            let url = job.key.url.value
+            guard case .fetched(let body) = try await downloader.download(url, priority: download.priority) else {
+                throw DownloadError(.originStatus, "\(url) answered 304 to an unconditional request", originStatus: 304)
+            }
+            return SharedOriginal(body)
+        } settle: { [self] shared in
+            // Until the first decode says it is an image (and it is stored), later variants of the
+            // URL join this finished download instead of finding neither a job nor a kept file.
+            guard await shared.verdict(within: .seconds(60)) else { return }
+            await storeOriginal(originalKey, shared.body, priority: job.priority)
+        }
+        return .downloaded(shared)
+    }
+
+    private func keptOriginal(_ key: CacheKey) -> OriginBody? {
+        guard settings.keepOriginals, let disk = cache.disk, let kept = (try? disk.lookup(key)) ?? nil, !kept.isStale else { return nil }
+        return OriginBody(bytes: kept.bytes, contentType: kept.entry.contentType, validators: kept.entry.validators, finalURL: key.url.value)
+    }
+
+    /// Keeps a downloaded original on disk (own budget), so a new size of it needs no download.
+    /// Done on the CPU pool: it writes and syncs a file.
+    private func storeOriginal(_ key: CacheKey, _ body: OriginBody, priority: PriorityCell) async {
+        guard settings.keepOriginals, let disk = cache.disk else { return }
+        _ = try? await pool.run(priority: priority) {
+            try? disk.store(key, body.bytes, validators: body.validators, contentType: body.contentType)
+        }
+    }
+
+    private func process(_ job: Job<PipelineResult>, spec: ThumbnailSpec, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
         try Task.checkCancellation()
         let request = ThumbnailRequest(size: spec.size, fit: spec.fit, limits: settings.decodeLimits,
                                        decodeHeadroom: settings.decodeHeadroom)
@@ -136,6 +160,7 @@ public final class ThumbnailPipeline: Sendable {
             // Stored before anyone is answered: a request that arrives after the answer hits the cache.
             let checksum = cache.set(key, bytes, validators: source.validators, contentType: contentType)
             if keepOriginal, keepOriginals, let disk = cache.disk {
+                // A revalidation that brought a changed original: it replaces the kept one.
                 try? disk.store(CacheKey(url: key.url, variant: .original), source.bytes, validators: source.validators,
                                 contentType: source.contentType)
             }
