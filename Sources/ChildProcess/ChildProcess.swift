@@ -102,7 +102,7 @@ public enum ChildProcess {
         return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
     }
 
-    private static func monotonicSeconds() -> Double {
+    static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
