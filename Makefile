@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps browser-deps bench-deps bench bench-serve bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean
+.PHONY: run test build release deps browser-deps fleet-deps bench-deps bench bench-serve bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -33,14 +33,17 @@ release: deps
 # a request can wait seconds for a thread.
 # The upload tests keep both cores busy preparing photos, and the inspector's browser test runs
 # Chromium: they run on their own, last.
+# The fleet suite runs three daemons and nginx as processes and kills them under load: alone, last.
 NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests
+FLEET_TESTS := ThumbServerTests.FleetTests
 
-test: deps browser-deps
+test: deps browser-deps fleet-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)'
-	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)'
+	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
+	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
 
 # Installs only what dpkg says is missing, so a ready machine pays nothing.
 deps:
@@ -62,6 +65,23 @@ browser-deps:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } || \
 	  echo "WARNING: chromium could not be installed: the cache inspector's browser test will be SKIPPED"; \
 	}
+
+# The fleet tests run Debian's nginx with config/nginx/thumbd.conf; the unit test runs
+# systemd-analyze; the OpenAPI test reads the document with PyYAML and checks it with
+# openapi-spec-validator. Installed when missing; when one cannot be, its test says SKIPPED.
+FLEET_PACKAGES := nginx systemd
+fleet-deps:
+	@missing=""; for p in $(FLEET_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing$$missing for the fleet and service tests"; \
+	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } || \
+	  echo "WARNING:$$missing could not be installed: the fleet (nginx) or unit (systemd-analyze) tests will be SKIPPED"; \
+	fi
+	@python3 -c 'import yaml, openapi_spec_validator' 2>/dev/null || python3 -m pip install -q pyyaml openapi-spec-validator || \
+	  echo "WARNING: PyYAML or openapi-spec-validator could not be installed: the OpenAPI document checks will be SKIPPED"
 
 bench-deps: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do \
@@ -107,3 +127,42 @@ tsan-cache: deps
 
 clean:
 	rm -rf .build .build-*
+
+# Installing as a service: `make install` (as root) builds release and puts in place
+#   $(BINDIR)/thumbd, $(UNITDIR)/thumbd.service, $(SYSCONFDIR)/thumbd/thumbd.yaml
+# then: systemctl daemon-reload && systemctl enable --now thumbd
+# DESTDIR stages the tree elsewhere (for a package). install-files only copies (BINARY names the
+# binary to install), so it can be tested without a release build.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+# $(PREFIX)/lib/systemd/system, not /etc/systemd/system: systemd reads /usr/local/lib/systemd/system
+# (and /usr/lib/systemd/system for PREFIX=/usr), and /etc stays the administrator's, for the
+# drop-ins of `systemctl edit thumbd`, which then survive a reinstall. For a PREFIX that systemd
+# does not search (/opt/thumbd), give UNITDIR=/etc/systemd/system.
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+BINARY     ?= .build/release/thumbd
+
+install: release install-files
+	@echo "Installed. Then: systemctl daemon-reload && systemctl enable --now thumbd"
+
+# The unit's paths are rewritten to where the binary and the configuration go. thumbd.yaml is
+# copied only when absent: operators edit it, and a reinstall must not undo their settings.
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/thumbd
+	install -m 0755 $(BINARY) $(DESTDIR)$(BINDIR)/thumbd
+	sed -e 's|^ExecStart=[^ ]*/thumbd |ExecStart=$(BINDIR)/thumbd |' -e 's|/etc/thumbd/|$(SYSCONFDIR)/thumbd/|g' \
+	  config/systemd/thumbd.service > $(DESTDIR)$(UNITDIR)/thumbd.service.new
+	grep -q '^ExecStart=$(BINDIR)/thumbd serve ' $(DESTDIR)$(UNITDIR)/thumbd.service.new
+	chmod 0644 $(DESTDIR)$(UNITDIR)/thumbd.service.new
+	mv -f $(DESTDIR)$(UNITDIR)/thumbd.service.new $(DESTDIR)$(UNITDIR)/thumbd.service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/thumbd/thumbd.yaml ]; then \
+	  echo "Kept the existing $(SYSCONFDIR)/thumbd/thumbd.yaml (config/thumbd.yaml lists every key and default)"; \
+	else \
+	  install -m 0644 config/thumbd.yaml $(DESTDIR)$(SYSCONFDIR)/thumbd/thumbd.yaml; \
+	fi
+
+# Leaves $(SYSCONFDIR)/thumbd (the operator's settings) and the cache. Stop the service first:
+# systemctl disable --now thumbd
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/thumbd $(DESTDIR)$(UNITDIR)/thumbd.service

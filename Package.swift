@@ -45,6 +45,12 @@ let package = Package(
         // library, same SIMD) reads them all, so decoding goes through this bridge.
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "CJPEGBridge", dependencies: ["CJPEG"]),
+        // sd_notify's datagram without libsystemd (the socket address is C work); ServiceNotify is its Swift face.
+        .target(name: "CSystemdNotify"),
+        .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"]),
+        // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
+        .target(name: "BuildInfo", plugins: ["BuildInfoPlugin"]),
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
 
         .target(name: "ImageCore"),
         // Byte counts as people write and read them ("300KiB"), for settings, flags and messages.
@@ -52,7 +58,8 @@ let package = Package(
         .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG", "CJPEGBridge"]),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
-        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec"]),
+        // The C modules too: ImageCodecs reports the libraries' versions.
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "CJPEG", "CPNG", "CWebP"]),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
         .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
@@ -95,11 +102,22 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // One node of many behind a balancer: prefetch items through the entry point (the balancer's
+        // hash finds each URL's home node), and what every node must hear (evict a host, fleet stats).
+        .target(
+            name: "ThumbFleet",
+            dependencies: [
+                "ThumbPipeline", "ThumbCache",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The HTTP API: routes, problem+json errors, Prometheus metrics, signed URLs, admin token, the cache inspector (/ui).
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms",
+                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,13 +135,15 @@ let package = Package(
                 .embedInCode("Inspector/Assets/index.html"),
                 .embedInCode("Inspector/Assets/inspector.js"),
                 .embedInCode("Inspector/Assets/inspector.css"),
+                // The API's OpenAPI document, served at /openapi.yaml.
+                .embedInCode("OpenAPI/openapi.yaml"),
             ]
         ),
         // The settings of every command: embedded defaults, then config/thumbd.yaml, then THUMBD_* variables.
         .target(
             name: "ThumbdConfig",
             dependencies: [
-                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits",
+                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
@@ -131,7 +151,7 @@ let package = Package(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
                 // `bench prepare` builds its phone photos with the fixtures the tests use.
                 "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -166,12 +186,13 @@ let package = Package(
             path: "Tests/TestOrigin"
         ),
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
+        .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
         .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard"]),
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
-                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd",
+                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -2,22 +2,29 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import ServiceNotify
 import Synchronization
 import ThumbCache
+import ThumbFleet
 import ThumbPipeline
 
 /// The running service: cache, pipeline, HTTP server, metrics, and an orderly stop.
 ///
-/// On SIGTERM or SIGINT the server stops accepting, requests in flight get `shutdownGrace` to
-/// finish, then the CPU pool and the HTTP client stop and the cache writes its index and closes.
+/// On SIGTERM or SIGINT the node turns not-ready (`/readyz` 503 `draining`) and keeps answering
+/// for `drainGrace`; then the server stops accepting, requests in flight get `drainTimeout` to
+/// finish, the CPU pool and the HTTP client stop, and the cache writes its index and closes.
 public final class Daemon: Sendable {
     public let settings: DaemonSettings
     public let metrics: ServerMetrics
     public let cache: TwoTierCache
     public let pipeline: ThumbnailPipeline
     public let prefetcher: Prefetcher
+    /// Requests to the fleet's entry point (prefetch items), when `fleet.entry` is set.
+    private let fleetClient: FleetClient?
     /// The last hour of hits, misses and evictions, for the inspector's charts.
     let activity: ActivityHistory
+    /// What `/readyz` answers.
+    public let readiness = Readiness()
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
@@ -34,7 +41,19 @@ public final class Daemon: Sendable {
                                     logger: logger)
         pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,
                                      metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
-        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
+        if let entry = settings.fleet.entry {
+            // Items go through the balancer, which sends each URL to its home node.
+            let client = FleetClient(settings: settings.fleet)
+            let signer = settings.server.signingKey.map(URLSigner.init(key:))
+            let maker = EntryPointMaker(entry: entry, client: client) { parameters in
+                signer?.signedQuery(parameters) ?? URLSigner.canonicalQuery(parameters)
+            }
+            fleetClient = client
+            prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: maker, logger: logger)
+        } else {
+            fleetClient = nil
+            prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
+        }
         activity = ActivityHistory(interval: settings.server.activitySampleInterval)
     }
 
@@ -43,20 +62,32 @@ public final class Daemon: Sendable {
         let thumbnails = ThumbnailRoute(pipeline: pipeline, settings: settings.server, metrics: metrics)
         let router = makeRouter(thumbnails: thumbnails)
         let observe = requestObserver()
+        let readiness = readiness
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                ThumbnailFastPathInstaller { ThumbnailFastPath(route: thumbnails, observe: observe) },
+                ThumbnailFastPathInstaller { ThumbnailFastPath(route: thumbnails, readiness: readiness, observe: observe) },
             ])),
             configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                readiness.markReady()
+                // systemd (Type=notify) counts the service started from here: listening, cache open.
+                SystemdNotify.ready(status: "serving on port \(channel.localAddress?.port ?? 0)")
+                await onListening(channel.localAddress?.port ?? 0)
+            },
             logger: logger
         )
-        let closer = CacheCloser(pipeline: pipeline, cache: cache, logger: logger)
+        let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, logger: logger)
         let sampler = ActivitySampler(history: activity, cache: cache)
-        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: app)],
+        let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, onDraining: {
+            SystemdNotify.stopping(status: "draining")
+        }, logger: logger)
+        // Stopped in reverse order, each after the one before it has returned: the drain grace,
+        // then the HTTP server (stop accepting, finish in flight), then sampling, then the cache.
+        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: app),
+                                                                 .init(service: drain)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = settings.server.shutdownGrace
+        configuration.maximumGracefulShutdownDuration = settings.server.drainGrace + settings.server.drainTimeout
         let serviceGroup = ServiceGroup(configuration: configuration)
         let stopEarly = group.withLock { $0 = serviceGroup; return stopRequested.withLock { $0 } }
         if stopEarly { await serviceGroup.triggerGracefulShutdown() }
@@ -83,7 +114,7 @@ public final class Daemon: Sendable {
     func makeRouter(thumbnails: ThumbnailRoute) -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: settings.server.accessLog,
-                                                    retryAfter: settings.server.retryAfterSeconds))
+                                                    retryAfter: settings.server.retryAfterSeconds, readiness: readiness))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
         router.get("/v1/cache/stats") { _, _ in try await cacheRoutes.stats() }
@@ -99,9 +130,13 @@ public final class Daemon: Sendable {
                                    retryAfter: settings.server.retryAfterSeconds)
         router.post("/v1/uploads/prepare") { request, _ in try await uploads.prepare(request) }
         if settings.server.inspector { addInspector(to: router) }
+        router.get("/openapi.yaml") { _, _ in OpenAPIDocument.response() }
+        // Liveness: the process answers. Readiness (whether to send it work) is /readyz.
         router.get("/healthz") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }
+        let (readiness, retryAfter) = (readiness, settings.server.retryAfterSeconds)
+        router.get("/readyz") { _, _ in try readiness.response(retryAfter: retryAfter) }
         let metrics = metrics, cache = cache
         router.get("/metrics") { _, _ in
             var headers = HTTPFields()
@@ -131,12 +166,14 @@ extension Daemon {
 struct CacheCloser: Service {
     let pipeline: ThumbnailPipeline
     let cache: TwoTierCache
+    let fleetClient: FleetClient?
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
         pipeline.pool.shutdown()
         await pipeline.downloader.shutdown()
+        await fleetClient?.shutdown()
         cache.close()
         logger.info("cache closed; thumbd stopped")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ThumbCache
+import ThumbFleet
 import ThumbPipeline
 import UploadPreparation
 
@@ -10,6 +11,8 @@ public struct DaemonSettings: Sendable {
     public var download = DownloadSettings()
     public var pipeline = PipelineSettings()
     public var prefetch = PrefetchSettings()
+    /// The balancer's entry point and the other nodes, when this daemon is one of a fleet.
+    public var fleet = FleetSettings()
     /// The rules for `POST /v1/uploads/prepare` (and the defaults of `thumbd prepare`).
     public var uploads = UploadSettings()
     /// The largest upload request body accepted, all parts together.

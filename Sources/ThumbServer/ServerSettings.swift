@@ -23,8 +23,11 @@ public struct ServerSettings: Sendable {
     /// How often the daemon samples the cache's counters for the inspector's charts (an hour of
     /// samples is kept) and hands the memory tier's hits to the disk index.
     public var activitySampleInterval: Duration = .seconds(10)
-    /// How long in-flight requests may take to finish after SIGTERM/SIGINT.
-    public var shutdownGrace: Duration = .seconds(10)
+    /// After SIGTERM/SIGINT, how long the node keeps answering while `/readyz` says 503 `draining`
+    /// (and every response says `Connection: close`), so a balancer moves traffic away first.
+    public var drainGrace: Duration = .seconds(5)
+    /// Then, how long requests in flight may take to finish once the listener is closed.
+    public var drainTimeout: Duration = .seconds(20)
 
     public init() {}
 

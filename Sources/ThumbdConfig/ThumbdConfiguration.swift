@@ -5,6 +5,7 @@ import Logging
 import NetworkGuard
 import SystemPackage
 import ThumbCache
+import ThumbFleet
 import ThumbPipeline
 import ThumbServer
 import Thumbnailer
@@ -74,7 +75,8 @@ public struct ThumbdConfiguration: Sendable {
         d.server.maxSize = try s.int("server.max_size", default: 2048, range: 1...ThumbnailRequest.sizeRange.upperBound)
         d.server.retryAfterSeconds = try s.int("server.retry_after", default: 1, range: 1...3600)
         d.server.accessLog = try s.bool("server.access_log", default: true)
-        d.server.shutdownGrace = try s.seconds("server.shutdown_grace", default: 10, range: 0...600)
+        d.server.drainGrace = try s.seconds("server.drain_grace", default: 5, range: 0...600)
+        d.server.drainTimeout = try s.seconds("server.drain_timeout", default: 20, range: 0...3600)
         d.server.inspector = try s.bool("server.inspector", default: true)
         d.server.activitySampleInterval = try s.seconds("server.activity_sample", default: 10, range: 1...600)
         let level = s.string("server.log_level", default: "info").lowercased()
@@ -141,6 +143,21 @@ public struct ThumbdConfiguration: Sendable {
         d.maxConcurrentUploads = try s.int("uploads.max_concurrent", default: 4, range: 1...1024)
         d.uploads.limits = d.pipeline.decodeLimits
         do { try d.uploads.validate() } catch { throw ConfigError("uploads: \(error.message)") }
+
+        // fleet
+        if let text = s.string("fleet.entry"), !text.isEmpty {
+            guard let entry = FleetSettings.baseURL(text) else {
+                throw s.invalid("fleet.entry", text, "the balancer's base URL, like http://127.0.0.1:8080")
+            }
+            d.fleet.entry = entry
+        }
+        if let text = s.string("fleet.nodes"), !text.isEmpty {
+            do { d.fleet.nodes = try FleetSettings.parseNodes(text) } catch {
+                throw s.invalid("fleet.nodes", error.entry, "a comma-separated list of node base URLs like http://10.0.0.1:8080")
+            }
+        }
+        d.fleet.connectTimeout = try s.seconds("fleet.connect_timeout", default: 2, range: 0.05...600)
+        d.fleet.requestTimeout = try s.seconds("fleet.request_timeout", default: 60, range: 0.05...3600)
 
         // cache
         cacheLocation = CacheLocation.resolution(configured: s.string("cache.dir"), environment: environment)

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ChildProcess
 import Foundation
+import TestSupport
 
 /// A server the benchmark started and talks to on 127.0.0.1.
 struct BenchServer {
@@ -83,25 +84,8 @@ enum BenchNginx {
     /// The whole configuration: one worker per core, no access log, sendfile, keep-alive, and every
     /// path nginx writes (pid, error log, temp folders) inside `directory`, so it runs unprivileged.
     static func configuration(directory: String, root: String, port: Int, workers: Int) -> String {
-        let temp = (directory as NSString).appendingPathComponent("temp")
-        // As root, nginx hands its workers to `nobody` unless told otherwise; the files are world-readable.
-        return """
-            worker_processes \(workers);
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log warn;
-            events { worker_connections 4096; }
-            http {
-              access_log off;
-              sendfile on;
-              tcp_nopush on;
-              tcp_nodelay on;
-              keepalive_timeout 65;
-              keepalive_requests 1000000;
-              client_body_temp_path \(temp)/client;
-              proxy_temp_path \(temp)/proxy;
-              fastcgi_temp_path \(temp)/fastcgi;
-              uwsgi_temp_path \(temp)/uwsgi;
-              scgi_temp_path \(temp)/scgi;
+        FleetNginxConfig.mainConfiguration(directory: directory, workers: workers, http: """
+            access_log off;
               types { image/jpeg jpg; image/png png; image/webp webp; }
               default_type application/octet-stream;
               server {
@@ -109,9 +93,7 @@ enum BenchNginx {
                 root \(root);
                 location / { }
               }
-            }
-
-            """
+            """)
     }
 
     static func start(executable: String, root: String, directory: String, workers: Int) throws -> BenchServer {

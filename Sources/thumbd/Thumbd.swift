@@ -10,6 +10,7 @@ struct Thumbd: AsyncParsableCommand {
             Exit status: 0 when everything succeeded, 1 when any image failed (the others are still done),
             2 for a usage error. Errors carry a stable code such as corrupt_image or pixel_limit_exceeded.
             """,
+        version: VersionText.text,
         subcommands: [ServeCommand.self, ThumbnailCommand.self, PrefetchCommand.self, PrepareCommand.self, CacheCommand.self, SignCommand.self, BenchCommand.self]
     )
 

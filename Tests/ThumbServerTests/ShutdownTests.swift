@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import CSystemdNotify
 import ChildProcess
 import Foundation
+import NIOHTTP1
 import TestOrigin
 import Testing
 
@@ -19,19 +21,7 @@ struct ShutdownTests {
             "/slow2.jpg": .image(Images.otherJPEG, latency: .milliseconds(1500)),
         ])
         let directory = try TestDaemon.temporaryDirectory()
-        let log = directory.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["THUMBD_LISTEN"] = "127.0.0.1:0"
-        environment["THUMBD_CACHE_DIR"] = directory.appendingPathComponent("cache").path
-        environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.1/32"
-        process.environment = environment
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, log) = try Self.serve(in: directory)
 
         let port = try await Self.listeningPort(log: log)
         func path(_ name: String) -> String {
@@ -67,6 +57,80 @@ struct ShutdownTests {
         let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]]
         #expect(entries?.filter { ($0["kind"] as? String) == "thumbnail" }.count == 2)
         try await origin.shutdown()
+    }
+
+    @Test("SIGTERM: /readyz says 503 draining and systemd hears STOPPING while the listener still answers; then it closes and thumbd exits 0")
+    func readinessFlipsBeforeTheListenerCloses() async throws {
+        let origin = try await TestOrigin.start(routes: ["/hot.jpg": .image(Images.jpeg)])
+        let directory = try TestDaemon.temporaryDirectory()
+        let socketPath = directory.appendingPathComponent("notify.sock").path
+        let notifications = thumbd_sd_notify_listen(socketPath)
+        #expect(notifications >= 0)
+        defer { close(notifications) }
+        func notification() -> String? {
+            var buffer = [CChar](repeating: 0, count: 1024)
+            let length = thumbd_sd_notify_receive(notifications, &buffer, buffer.count, 10_000)
+            return length > 0 ? String(decoding: buffer[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+        }
+        let (process, log) = try Self.serve(in: directory, ["THUMBD_SERVER_DRAIN_GRACE": "3", "NOTIFY_SOCKET": socketPath])
+
+        let port = try await Self.listeningPort(log: log)
+        #expect(notification()?.hasPrefix("READY=1") == true, "systemd hears READY once the daemon listens")
+        func get(_ path: String) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers, String(buffer: body))
+        }
+        let thumbnail = "/v1/thumbnail?size=64&url=" + origin.url("/hot.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try await get("/readyz").status == 200)
+        #expect(try await get(thumbnail).status == 200)
+        #expect(try await get(thumbnail).headers.first(name: "x-cache") == "memory")
+
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        #expect(notification()?.hasPrefix("STOPPING=1") == true)
+        let ready = try await get("/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.body.contains("\"code\":\"draining\""))
+        #expect(ready.headers.first(name: "retry-after") != nil)
+        // Still answering, but ending each connection so a balancer opens its next one elsewhere.
+        let hit = try await get(thumbnail)
+        #expect(hit.status == 200)
+        #expect(hit.headers.first(name: "connection")?.lowercased() == "close")
+        #expect(try await get("/healthz").status == 200, "liveness is unchanged while draining")
+        #expect(ContinuousClock.now - signalled < .seconds(3), "all of that within the drain grace")
+
+        // After the grace the listener closes and the process exits 0.
+        var refused = false
+        while ContinuousClock.now - signalled < .seconds(15), !refused {
+            do { _ = try await get("/readyz") } catch { refused = true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(refused)
+        #expect(ContinuousClock.now - signalled >= .seconds(3), "not before the grace")
+        #expect(await Self.waitForExit(process, timeout: .seconds(15)))
+        #expect(process.terminationStatus == 0)
+        try await origin.shutdown()
+    }
+
+    /// `thumbd serve` on an ephemeral port with its cache in `directory`, the loopback origin
+    /// allowed, its stderr in `directory/daemon.log`.
+    static func serve(in directory: URL, _ extra: [String: String] = [:]) throws -> (Process, URL) {
+        let log = directory.appendingPathComponent("daemon.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBD_LISTEN"] = "127.0.0.1:0"
+        environment["THUMBD_CACHE_DIR"] = directory.appendingPathComponent("cache").path
+        environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.1/32"
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, log)
     }
 
     static func listeningPort(log: URL) async throws -> Int {

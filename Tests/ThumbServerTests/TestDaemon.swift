@@ -23,7 +23,8 @@ final class TestDaemon: Sendable {
         var settings = DaemonSettings()
         settings.server.port = 0
         settings.server.accessLog = false
-        settings.server.shutdownGrace = .seconds(5)
+        settings.server.drainGrace = .zero
+        settings.server.drainTimeout = .seconds(5)
         settings.download.policy = AddressPolicy(allowNetworks: [CIDR("127.0.0.1/32")!])
         settings.download.totalTimeout = .seconds(15)
         settings.pipeline.workerThreads = 2

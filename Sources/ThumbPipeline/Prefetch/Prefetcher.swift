@@ -18,12 +18,15 @@ public final class Prefetcher: Sendable {
 
     public let settings: PrefetchSettings
     private let pipeline: ThumbnailPipeline
+    private let maker: any PrefetchMaker
     private let logger: Logger
     private let jobs = Mutex<[String: PrefetchJob]>([:])
 
-    public init(pipeline: ThumbnailPipeline, settings: PrefetchSettings = PrefetchSettings(),
+    /// `maker`: how each item is made; this daemon's pipeline unless given (a fleet's entry point).
+    public init(pipeline: ThumbnailPipeline, settings: PrefetchSettings = PrefetchSettings(), maker: (any PrefetchMaker)? = nil,
                 logger: Logger = Logger(label: "thumbd.prefetch")) {
         self.pipeline = pipeline
+        self.maker = maker ?? LocalPrefetchMaker(pipeline: pipeline)
         self.settings = settings
         self.logger = logger
     }
@@ -155,37 +158,18 @@ public final class Prefetcher: Sendable {
         case .url(let text):
             url = text
         }
-        let key: CacheKey
-        do { key = try CacheKey(url: url, variant: spec.variant) } catch {
-            job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: "invalid_url", message: error.message)) }
-            return
-        }
-        if pipeline.cache.isFresh(key) {
-            job.record { $0.alreadyCached += 1 }
-            return
-        }
-        while true {
-            do {
-                let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch)
-                // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
-                job.record { status in
-                    if result.source == .miss {
-                        status.done += 1
-                        status.bytes += result.bytes.count
-                    } else {
-                        status.alreadyCached += 1
-                    }
-                }
-                return
-            } catch is PipelineBusy {
-                // Interactive requests keep their slots: wait for room rather than fail.
-                do { try await Task.sleep(for: .milliseconds(100)) } catch { break }
-            } catch is CancellationError {
-                break
-            } catch {
-                job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: Self.message(of: error))) }
-                return
+        do {
+            switch try await maker.make(url, spec: spec) {
+            case .made(let bytes):
+                job.record { $0.done += 1; $0.bytes += bytes }
+            case .alreadyCached:
+                job.record { $0.alreadyCached += 1 }
             }
+            return
+        } catch is CancellationError {
+        } catch {
+            job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: Self.message(of: error))) }
+            return
         }
         job.record { $0.cancelled += 1 }
     }
@@ -195,6 +179,7 @@ public final class Prefetcher: Sendable {
         switch error {
         case let error as DownloadError: error.message
         case let error as ImageError: error.message
+        case let error as PrefetchItemError: error.message
         default: "\(error)"
         }
     }
@@ -203,6 +188,7 @@ public final class Prefetcher: Sendable {
         switch error {
         case let error as DownloadError: error.code.rawValue
         case let error as ImageError: error.code.rawValue
+        case let error as PrefetchItemError: error.code
         case is PageError: "invalid_page"
         default: "internal_error"
         }

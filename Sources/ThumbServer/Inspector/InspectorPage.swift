@@ -7,6 +7,17 @@ enum InspectorPage {
     struct Asset: Sendable {
         let bytes: [UInt8]
         let contentType: String
+
+        /// The file with the page's headers: never cached unchecked, never sniffed, run only under the policy.
+        func response() -> Response {
+            var headers = HTTPFields()
+            headers[.contentType] = contentType
+            headers[.cacheControl] = "no-cache"
+            headers[.contentSecurityPolicy] = InspectorPage.contentSecurityPolicy
+            headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+            headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
     }
 
     static let assets: [String: Asset] = [
@@ -22,12 +33,6 @@ enum InspectorPage {
 
     static func response(_ path: String) throws -> Response {
         guard let asset = assets[path] else { throw Problem.notFound("no such file: \(path)") }
-        var headers = HTTPFields()
-        headers[.contentType] = asset.contentType
-        headers[.cacheControl] = "no-cache"
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        return asset.response()
     }
 }

@@ -9,19 +9,21 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
     let accessLog: Bool
     let retryAfter: Int
+    let readiness: Readiness
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let route = Self.route(request.uri.path)
         do {
-            let response = try await next(request, context)
+            var response = try await next(request, context)
+            if readiness.isDraining { response.headers[.connection] = "close" }
             finish(request, status: response.status.code, cache: response.headers[.xCache], start: start, route: route)
             return response
         } catch is CancellationError {
             finish(request, status: 499, cache: nil, start: start, route: route)
             throw CancellationError()
         } catch {
-            let problem: Problem
+            var problem: Problem
             if let error = error as? HTTPError {
                 problem = Problem(error.status, code: error.status == .notFound ? "not_found" : "http_error",
                                   detail: error.body ?? error.status.reasonPhrase)
@@ -32,6 +34,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
                 logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             }
             finish(request, status: problem.statusCode, cache: nil, start: start, route: route, code: problem.code)
+            if readiness.isDraining { problem.closesConnection = true }
             throw problem
         }
     }

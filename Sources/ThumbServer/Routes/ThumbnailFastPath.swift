@@ -24,14 +24,16 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias Observer = @Sendable (String, Int, String?, ContinuousClock.Instant) -> Void
 
     private let route: ThumbnailRoute
+    private let readiness: Readiness
     private let observe: Observer
     private var passedOn = 0
     private var swallowingBody = false
     private var needsFlush = false
     private var closeAfterResponse = false
 
-    init(route: ThumbnailRoute, observe: @escaping Observer) {
+    init(route: ThumbnailRoute, readiness: Readiness, observe: @escaping Observer) {
         self.route = route
+        self.readiness = readiness
         self.observe = observe
     }
 
@@ -39,9 +41,11 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let start = ContinuousClock.now
+            // A draining node ends each connection after its answer, so nothing new is sent on it.
+            let keepAlive = request.isKeepAlive && !readiness.isDraining
             if passedOn == 0, request.method == .GET, request.uri.hasPrefix("/v1/thumbnail?"),
                let hit = route.freshHit(uri: request.uri, headers: request.headers, version: request.version,
-                                        keepAlive: request.isKeepAlive) {
+                                        keepAlive: keepAlive) {
                 swallowingBody = true
                 context.write(wrapOutboundOut(.head(hit.head)), promise: nil)
                 if let body = hit.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
@@ -50,7 +54,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     sent.futureResult.whenComplete { _ in try? handle.close() }
                     context.write(wrapOutboundOut(.body(.fileRegion(file))), promise: sent)
                 }
-                if request.isKeepAlive {
+                if keepAlive {
                     context.write(wrapOutboundOut(.end(nil)), promise: nil)
                     needsFlush = true
                 } else {

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import ThumbCache
+import ThumbFleet
 import ThumbPipeline
 
 /// `GET /v1/thumbnail`: a fresh cache hit is answered on the spot; anything else joins the job
@@ -39,7 +40,7 @@ struct ThumbnailRoute: Sendable {
             do {
                 // A client that goes away cancels this wait (and the job, if no one else waits for it).
                 result = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await pipeline.make(key, spec: parsed.spec(for: key), priority: .interactive, stale: hit)
+                    try await pipeline.make(key, spec: parsed.spec(for: key), priority: Self.priority(of: request), stale: hit)
                 }
             } catch is CancellationError {
                 throw CancellationError()
@@ -57,6 +58,12 @@ struct ThumbnailRoute: Sendable {
         if hit == nil || hit?.isStale == true { headers[.connection] = "close" }
         guard status == .ok else { return Response(status: status, headers: headers) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
+    }
+
+    /// A fleet's prefetch items arrive through the balancer like any request; they say so, and wait
+    /// behind the requests someone is looking at.
+    static func priority(of request: Request) -> WorkPriority {
+        request.headers[.thumbdPriority] == "prefetch" ? .prefetch : .interactive
     }
 
     /// A fresh cache hit as ready NIO response parts, or nil when the request needs the full route
@@ -174,6 +181,7 @@ extension HTTPField.Name {
     static let xCache = HTTPField.Name("X-Cache")!
     static let xCacheRevalidated = HTTPField.Name("X-Cache-Revalidated")!
     static let staleWarning = HTTPField.Name("Warning")!
+    static let thumbdPriority = HTTPField.Name(EntryPointMaker.priorityHeader)!
 }
 
 /// A hit the fast path answers: NIO's response head and the body (none for 304), or the file to

@@ -1,29 +1,58 @@
 import ArgumentParser
 import Foundation
 import ThumbCache
+import ThumbFleet
 
 struct CacheEvictCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evict",
-        abstract: "Remove every cached variant (and the original) of a URL. Refused while a daemon owns the cache."
+        abstract: "Remove every cached variant (and the original) of a URL, or every entry of a host.",
+        discussion: """
+            On this machine's cache directory: refused while a daemon owns it (go through the daemon).
+            With --nodes (or the fleet.nodes setting): sent to every node's API with the admin token,
+            so copies a failover left on other nodes go too; a node that does not answer is reported
+            and the others are still evicted (exit status 1).
+
+              thumbd cache evict https://img.example/p/1.jpg
+              thumbd cache evict --host img.example --nodes http://10.0.0.1:8080,http://10.0.0.2:8080
+            """
     )
 
     @OptionGroup var options: CacheOptions
+    @OptionGroup var fleet: FleetOptions
 
     @Argument(help: "The image URL.")
-    var url: String
+    var url: String?
+
+    @Option(help: ArgumentHelp("Every entry of this host instead (as `cache ls` shows it: lower-case, :port when not the default).",
+                               valueName: "HOST"))
+    var host: String?
+
+    func validate() throws {
+        guard (url == nil) != (host == nil) else { throw ValidationError("give a URL or --host HOST (one of them)") }
+        if let host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) {
+            throw ValidationError("--host must be a host name like img.example or img.example:8443, not \"\(host)\"")
+        }
+    }
 
     mutating func run() async throws {
         try await options.loadConfiguration()
-        let normalized = try normalizedURL(url)
+        let scope: CacheScope = try url.map { .url(try normalizedURL($0)) } ?? .host(host!.lowercased())
+        if let nodes = try fleet.nodeList(configured: options.configuredNodes) {
+            let token = fleet.token ?? options.configuredToken
+            let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes) { await $0.evict(scope, token: token) })
+            if options.json { try options.printJSON(report) } else { print(report.text) }
+            if report.failedNodes > 0 { throw ExitCode.failure }
+            return
+        }
         try CacheCommandFailure.run {
             let cache = try options.openForChanging()
             defer { cache.close() }
-            let removed = try cache.removeAll(url: normalized)
+            let removed = try cache.removeAll(scope)
             if options.json {
-                try options.printJSON(["url": normalized.value, "removed": "\(removed)"])
+                try options.printJSON(["scope": "\(scope)", "removed": "\(removed)"])
             } else {
-                print(removed == 0 ? "nothing was cached for \(normalized.value)" : "evicted \(removed) entr\(removed == 1 ? "y" : "ies") of \(normalized.value)")
+                print(removed == 0 ? "nothing was cached for \(scope)" : "evicted \(removed) entr\(removed == 1 ? "y" : "ies") of \(scope)")
             }
         }
     }

@@ -39,6 +39,10 @@ struct CacheOptions: ParsableArguments {
 
     /// The cache directory the configuration (file and THUMBD_* variables) names; set by `loadConfiguration`.
     var configured: (url: URL, source: CacheLocation.Source)?
+    /// `fleet.nodes` and `server.admin_token` from the same settings, for the commands that go to
+    /// every node of a fleet.
+    var configuredNodes: [String] = []
+    var configuredToken: String?
 
     enum CodingKeys: String, CodingKey {
         case cacheDirectory, config, json
@@ -52,7 +56,10 @@ struct CacheOptions: ParsableArguments {
     /// Reads the same settings as `thumbd serve`, so the commands find the daemon's cache.
     mutating func loadConfiguration() async throws {
         do {
-            configured = try await ThumbdConfiguration.load(file: config).cacheLocation
+            let loaded = try await ThumbdConfiguration.load(file: config)
+            configured = loaded.cacheLocation
+            configuredNodes = loaded.daemon.fleet.nodes
+            configuredToken = loaded.daemon.server.adminToken
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode.failure

@@ -5,13 +5,24 @@ import ThumbCache
 struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Entries and bytes per tier against their limits, hit ratio, ages, top hosts, a size histogram."
+        abstract: "Entries and bytes per tier against their limits, hit ratio, ages, top hosts, a size histogram.",
+        discussion: """
+            With --nodes (or the fleet.nodes setting): each node's tiers from its API, and the fleet's
+            totals; a node that does not answer is listed (exit status 1).
+            """
     )
 
     @OptionGroup var options: CacheOptions
+    @OptionGroup var fleet: FleetOptions
 
     mutating func run() async throws {
         try await options.loadConfiguration()
+        if let nodes = try fleet.nodeList(configured: options.configuredNodes) {
+            let report = FleetStatsReport(nodes: try await FleetOptions.withNodes(nodes) { await $0.stats() })
+            if options.json { try options.printJSON(report) } else { print(report.text) }
+            if report.failedNodes > 0 { throw ExitCode.failure }
+            return
+        }
         try CacheCommandFailure.run {
             let cache = try options.openForReading()
             defer { cache.close() }

@@ -1,0 +1,45 @@
+import ThumbPipeline
+
+/// Prefetch items requested through the fleet's entry point (`fleet.entry`, the balancer): the
+/// balancer hashes each URL to its home node, which makes the thumbnail and keeps it, exactly as
+/// when a browser asks for it later. thumbd itself never learns the ring.
+///
+/// Items are marked `X-Thumbd-Priority: prefetch`, so the home node makes them below the requests
+/// someone is waiting for. Cancelling the job cancels the requests; the balancer then closes its
+/// upstream connection, and the home node drops the work if nobody else waits for it.
+public struct EntryPointMaker: PrefetchMaker {
+    public static let priorityHeader = "X-Thumbd-Priority"
+
+    private let entry: String
+    private let http: FleetHTTP
+    private let query: @Sendable ([(String, String)]) -> String
+
+    /// `query` writes the thumbnail query from its parameters: canonical (RFC 3986) encoding, and
+    /// signed when the fleet serves signed URLs, so the balancer hashes the URL as it hashes
+    /// every other request for it.
+    public init(entry: String, client: FleetClient, query: @escaping @Sendable ([(String, String)]) -> String) {
+        self.entry = entry
+        http = client.http
+        self.query = query
+    }
+
+    public func make(_ url: String, spec: ThumbnailSpec) async throws -> PrefetchOutcome {
+        let target = entry + "/v1/thumbnail?" + query(Self.parameters(url: url, spec: spec))
+        let answer: FleetHTTP.Answer
+        do {
+            answer = try await http.send(.GET, target, headers: [(Self.priorityHeader, "prefetch")], keepBody: false)
+        } catch let error as FleetCallError {
+            throw PrefetchItemError(code: error.code, message: error.message)
+        }
+        guard answer.status == 200 else {
+            let problem = FleetHTTP.problem(of: answer, from: entry)
+            throw PrefetchItemError(code: problem.code, message: problem.detail.isEmpty ? "the entry point answered HTTP \(answer.status)" : problem.detail)
+        }
+        return answer.headers.first(name: "x-cache") == "miss" ? .made(bytes: answer.length) : .alreadyCached
+    }
+
+    /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
+    public static func parameters(url: String, spec: ThumbnailSpec) -> [(String, String)] {
+        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), ("format", spec.format.rawValue), ("q", String(spec.quality))]
+    }
+}
