@@ -35,8 +35,18 @@ public final class Daemon: Sendable {
         self.logger = logger
         metrics = ServerMetrics()
         let warnLogger = logger
+        let opening = ContinuousClock.now
         cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
                                       diskLimits: settings.diskLimits, warn: { warnLogger.warning("\($0)") })
+        // The listener opens only after this: until then a balancer's connections are refused and
+        // it sends the work to another node (nginx retries a refused connect at once).
+        if let startup = cache.disk?.startup, startup.kind != .clean {
+            let elapsed = ContinuousClock.now - opening
+            logger.notice("cache repaired before serving", metadata: [
+                "previous_end": "\(startup.kind.rawValue)", "files_checksummed": "\(startup.checksummed)",
+                "open_ms": "\(Int(elapsed / .milliseconds(1)))",
+            ])
+        }
         let downloader = Downloader(settings: settings.download, metrics: DownloadMetrics(factory: metrics.factory),
                                     logger: logger)
         pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,

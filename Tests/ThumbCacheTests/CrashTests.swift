@@ -95,6 +95,38 @@ struct CrashTests {
         #expect(cache.usage.thumbnails.entries == 5)
     }
 
+    @Test func afterKillNineOnTheSameBootOnlyUnvouchedFilesAreChecksummedAfterAMachineCrashRecentOnesAreToo() throws {
+        let dir = DiskTest.makeDirectory("crash")
+        defer { DiskTest.cleanUp(dir) }
+        let count = 120
+        for machineCrashed in [false, true] {
+            let owner = try CrashWriterProcess(["hold", dir.path, "\(count)"])
+            try #require(owner.readLine() == "ready")
+            #expect(owner.killNow() == 128 + SIGKILL)
+            if machineCrashed {
+                // As after a reboot: the kernel's boot id is not the one the owner wrote down.
+                let marker = dir.appendingPathComponent("owner-boot")
+                #expect(FileManager.default.fileExists(atPath: marker.path))
+                try Data("00000000-0000-0000-0000-000000000000\n".utf8).write(to: marker)
+            }
+            let cache = try DiskCache.open(at: dir, limits: CrashKeys.limits, warn: { _ in })
+            let report = try cache.verify()
+            #expect(report.isClean, "\(report.problems)")
+            #expect(cache.usage.thumbnails.entries == count)
+            if machineCrashed {
+                #expect(cache.startup.kind == .crash)
+                #expect(cache.startup.checksummed >= count, "every recently written file is read after a machine crash")
+            } else {
+                #expect(cache.startup.kind == .processCrash)
+                #expect(cache.startup.checksummed < count / 10, "only files the index cannot vouch for: \(cache.startup.checksummed)")
+            }
+            cache.close()
+            let reopened = try DiskCache.open(at: dir, limits: CrashKeys.limits, warn: { _ in })
+            #expect(reopened.startup == DiskStartup(kind: .clean))
+            reopened.close()
+        }
+    }
+
     /// RLIMIT_FSIZE makes the kernel refuse writes past a size: entry files, sidecars and the
     /// index itself fail for real. The cache must come out consistent.
     @Test func realWriteErrorsUnderAFileSizeLimitLeaveTheCacheConsistent() throws {

@@ -32,6 +32,8 @@ public final class DiskCache: Sendable {
     public let directory: URL
     public let limits: DiskCacheLimits
     public let mode: CacheOpenMode
+    /// How the owner found the directory: closed cleanly, or left by a crash and repaired (and how).
+    public let startup: DiskStartup
     let layout: DiskLayout
     let clock: CacheClock
     let warn: CacheWarningSink
@@ -67,8 +69,9 @@ public final class DiskCache: Sendable {
 
     private init(directory: URL, layout: DiskLayout, limits: DiskCacheLimits, mode: CacheOpenMode, clock: CacheClock,
                  warn: @escaping CacheWarningSink, index: DiskIndex, lockFD: Int32, table: DiskEntryTable, counters: DiskCounters,
-                 needsReconcile: Bool) {
+                 needsReconcile: Bool, startup: DiskStartup) {
         self.directory = directory
+        self.startup = startup
         self.layout = layout
         self.limits = limits
         self.mode = mode
@@ -106,7 +109,8 @@ public final class DiskCache: Sendable {
             }
             let counters = (try? index.counters()) ?? DiskCounters()
             return DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn, index: index,
-                             lockFD: -1, table: DiskEntryTable(), counters: counters, needsReconcile: false)
+                             lockFD: -1, table: DiskEntryTable(), counters: counters, needsReconcile: false,
+                             startup: DiskStartup(kind: .readOnly))
         case .owner:
             do { try FileOps.makeDirectories(layout.root) } catch {
                 throw .directoryUnusable(directory: layout.root, reason: error.reason)
@@ -116,7 +120,7 @@ public final class DiskCache: Sendable {
                 let opened = try openOwnedIndex(layout: layout, limits: limits, clock: clock, warn: warn)
                 let cache = DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn,
                                       index: opened.index, lockFD: lockFD, table: opened.table, counters: opened.counters,
-                                      needsReconcile: false)
+                                      needsReconcile: false, startup: opened.startup)
                 return cache
             } catch {
                 FileOps.closeDescriptor(lockFD)
@@ -173,6 +177,7 @@ public final class DiskCache: Sendable {
         var index: DiskIndex
         var table: DiskEntryTable
         var counters: DiskCounters
+        var startup: DiskStartup
     }
 
     private static func openOwnedIndex(layout: DiskLayout, limits: DiskCacheLimits, clock: CacheClock,
@@ -188,7 +193,17 @@ public final class DiskCache: Sendable {
         do { wasClean = try FileOps.remove(layout.cleanMarkerPath) } catch {
             throw .directoryUnusable(directory: layout.root, reason: error.reason)
         }
-        let recovery = DiskRecovery(layout: layout, recheckWindow: limits.recheckWindow.secondsValue)
+        // After a crash of this process alone (the machine kept running, same boot), every file
+        // renamed into objects/ is whole: its bytes were written before the rename, and the page
+        // cache outlives the process. Only a crash of the machine can leave a recent file torn, so
+        // only then are recently written files checksummed. That keeps a restart after kill -9 fast.
+        let previousBoot = FileOps.readSmallText(layout.ownerBootPath)
+        let currentBoot = FileOps.bootID()
+        let sameBoot = !wasClean && currentBoot != nil && previousBoot == currentBoot
+        _ = try? FileOps.remove(layout.ownerBootPath)
+        if let currentBoot { try? FileOps.writeNew(layout.ownerBootPath, Array(currentBoot.utf8), sync: limits.fsync != .none) }
+        let recovery = DiskRecovery(layout: layout, recheckWindow: sameBoot ? 0 : limits.recheckWindow.secondsValue)
+        var startup = DiskStartup(kind: wasClean ? .clean : sameBoot ? .processCrash : .crash)
 
         var index: DiskIndex?
         var rebuildReason: String?
@@ -247,6 +262,7 @@ public final class DiskCache: Sendable {
                     }
                     records = outcome.records
                     batch = outcome.batch
+                    startup.checksummed = outcome.checksummed
                 }
             } catch {
                 guard isCorruption(error) else {
@@ -263,6 +279,7 @@ public final class DiskCache: Sendable {
             let rebuilt = try rebuildIndex(layout: layout, limits: limits, recovery: recovery, reason: rebuildReason, warn: warn)
             index = rebuilt.index
             records = rebuilt.records
+            startup.kind = .rebuilt
             batch = DiskIndexBatch()
         }
         guard let index else { throw .indexFailed(reason: "no index") }
@@ -284,7 +301,7 @@ public final class DiskCache: Sendable {
             index.close()
             throw Self.indexError(error, path: layout.indexPath)
         }
-        return OpenedIndex(index: index, table: table, counters: counters)
+        return OpenedIndex(index: index, table: table, counters: counters, startup: startup)
     }
 
     /// Moves the old index aside (keeping one previous copy) and builds a new one from the files.

@@ -401,3 +401,28 @@ extension Duration {
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
+
+/// How the owner found its directory when it opened it (logged by the daemon, tested after kill -9).
+public struct DiskStartup: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// The previous owner closed it (or it is new).
+        case clean
+        /// The previous owner's process died, the machine did not: files and index reconciled,
+        /// only files the index cannot vouch for checksummed.
+        case processCrash = "process_crash"
+        /// Left unclosed on another boot (or an unknown one): recently written files checksummed too.
+        case crash
+        /// The index was missing or damaged and was rebuilt from the files.
+        case rebuilt
+        case readOnly = "read_only"
+    }
+
+    public var kind: Kind
+    /// Files read and checksummed during the repair.
+    public var checksummed = 0
+
+    public init(kind: Kind, checksummed: Int = 0) {
+        self.kind = kind
+        self.checksummed = checksummed
+    }
+}

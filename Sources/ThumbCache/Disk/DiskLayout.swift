@@ -24,6 +24,9 @@ struct DiskLayout: Sendable {
     var indexPath: String { root + "/index.sqlite" }
     var lockPath: String { root + "/lock" }
     var cleanMarkerPath: String { root + "/clean-shutdown" }
+    /// The kernel's boot id when the owner opened the cache: tells a crash of the owner from a
+    /// crash of the machine.
+    var ownerBootPath: String { root + "/owner-boot" }
     var objectsPath: String { root + "/objects" }
     var tmpPath: String { root + "/tmp" }
 

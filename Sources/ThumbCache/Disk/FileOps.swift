@@ -187,6 +187,35 @@ enum FileOps {
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED)
     }
 
+    /// A small file's text without surrounding whitespace; nil when it is missing, unreadable,
+    /// empty or over 4 KiB. Reads until end of file, so /proc files (which report size 0) work.
+    static func readSmallText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while bytes.count <= 4096 {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += chunk[0..<count]
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+        guard bytes.count <= 4096 else { return nil }
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let trimmed = bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        return trimmed.isEmpty ? nil : String(decoding: Array(trimmed), as: UTF8.self)
+    }
+
+    /// This boot of the kernel (Linux: a random UUID per boot); nil where there is none.
+    static func bootID() -> String? {
+        readSmallText("/proc/sys/kernel/random/boot_id")
+    }
+
     static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
