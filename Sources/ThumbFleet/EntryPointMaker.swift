@@ -10,7 +10,8 @@ import ThumbPipeline
 public struct EntryPointMaker: PrefetchMaker {
     public static let priorityHeader = "X-Thumbd-Priority"
 
-    private let entry: String
+    /// The balancer's base URL.
+    public let entry: String
     private let http: FleetHTTP
     private let query: @Sendable ([(String, String)]) -> String
 

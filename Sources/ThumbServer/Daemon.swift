@@ -51,19 +51,9 @@ public final class Daemon: Sendable {
                                     logger: logger)
         pipeline = ThumbnailPipeline(cache: cache, downloader: downloader, settings: settings.pipeline,
                                      metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
-        if let entry = settings.fleet.entry {
-            // Items go through the balancer, which sends each URL to its home node.
-            let client = FleetClient(settings: settings.fleet)
-            let signer = settings.server.signingKey.map(URLSigner.init(key:))
-            let maker = EntryPointMaker(entry: entry, client: client) { parameters in
-                signer?.signedQuery(parameters) ?? URLSigner.canonicalQuery(parameters)
-            }
-            fleetClient = client
-            prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: maker, logger: logger)
-        } else {
-            fleetClient = nil
-            prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
-        }
+        let fleet = settings.fleetPrefetch()
+        fleetClient = fleet?.client
+        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: fleet?.maker, logger: logger)
         activity = ActivityHistory(interval: settings.server.activitySampleInterval)
     }
 

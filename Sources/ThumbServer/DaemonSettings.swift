@@ -27,3 +27,19 @@ public struct DaemonSettings: Sendable {
 
     public init() {}
 }
+
+extension DaemonSettings {
+    /// With `fleet.entry` set, prefetch items go through the balancer, which sends each URL to its
+    /// home node; their queries are written as every client of the fleet writes them (canonical,
+    /// and signed when the fleet serves signed URLs). nil for a single node. The client must be
+    /// shut down when the prefetcher is done.
+    public func fleetPrefetch() -> (maker: EntryPointMaker, client: FleetClient)? {
+        guard let entry = fleet.entry else { return nil }
+        let client = FleetClient(settings: fleet)
+        let signer = server.signingKey.map(URLSigner.init(key:))
+        let maker = EntryPointMaker(entry: entry, client: client) { parameters in
+            signer?.signedQuery(parameters) ?? URLSigner.canonicalQuery(parameters)
+        }
+        return (maker, client)
+    }
+}

@@ -23,8 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
               open http://127.0.0.1:8080/ui in a browser: the cache inspector (read-only; give the admin
               token on the page, or as /ui#token=…, to evict a URL or a host)
 
-            SIGTERM or SIGINT (Ctrl-C) stops it in order: no new connections, requests in flight finish
-            (within server.shutdown_grace), then the cache index is written and the process exits 0.
+            GET /healthz says the process is alive; GET /readyz whether to send it work (200, or 503
+            draining). SIGTERM or SIGINT (Ctrl-C) stops it in order: /readyz turns 503 at once and every
+            answer says Connection: close for server.drain_grace (5 s), then the listener closes,
+            requests in flight finish (within server.drain_timeout), the cache index is written and the
+            process exits 0. Under systemd (Type=notify) it reports READY=1 and STOPPING=1.
+
+            One node of a fleet behind nginx: see config/nginx/thumbd.conf and the fleet.* settings
+            (fleet.entry: prefetch items go through the balancer to each URL's home node).
             """
     )
 

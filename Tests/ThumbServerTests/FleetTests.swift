@@ -193,6 +193,42 @@ struct FleetTests {
             #expect(none.problemCode == "no_node" || String(decoding: none.body, as: UTF8.self).contains("no_node"))
         }
     }
+
+    @Test("The edge cache answers hot thumbnails itself, keeps WebP and JPEG apart for format=auto, and keeps an evicted copy until its max-age")
+    func edgeCache() async throws {
+        try await FleetHarness.run(edgeCache: true) { fleet, origin in
+            let url = Self.photos(1, origin: origin, prefix: "edge")[0]
+            let path = FleetHarness.thumbnailPath(url, size: 110)
+            let webp = [("Accept", "image/avif,image/webp,image/*,*/*;q=0.8")]
+            let first = try await fleet.get(path)
+            #expect(first.status == 200 && first.header("x-edge-cache") == "MISS" && first.header("x-cache") == "miss")
+            let second = try await fleet.get(path)
+            #expect(second.header("x-edge-cache") == "HIT", "\(second.headers)")
+            #expect(second.body == first.body)
+            #expect(second.header("etag") == first.header("etag"))
+            // format=auto varies by Accept: a browser that takes WebP gets WebP, kept beside the JPEG.
+            let asWebP = try await fleet.get(path, headers: webp)
+            #expect(asWebP.header("x-edge-cache") == "MISS")
+            #expect(asWebP.header("content-type") == "image/webp")
+            #expect(try await fleet.get(path, headers: webp).header("x-edge-cache") == "HIT")
+            let jpegAgain = try await fleet.get(path)
+            #expect(jpegAgain.header("content-type") == "image/jpeg" && jpegAgain.header("x-edge-cache") == "HIT")
+            // The cost the README names: an eviction empties the node, not the edge.
+            let evicted = try await fleet.get("/v1/cache/entries?" + URLSignerQuery.url(url), method: .DELETE,
+                                              headers: [("Authorization", "Bearer \(FleetHarness.adminToken)")])
+            #expect(evicted.status == 200)
+            #expect(try await fleet.get(path).header("x-edge-cache") == "HIT")
+            #expect(origin.requestCount(Self.path(of: url)) == 1, "the node downloaded the photo once for both formats")
+            // Errors are never kept at the edge.
+            let missing = origin.url("/edge/missing.jpg")
+            origin.setRoute("/edge/missing.jpg", .status(404))
+            for _ in 0..<2 {
+                let reply = try await fleet.get(FleetHarness.thumbnailPath(missing, size: 110))
+                #expect(reply.status == 404 && reply.header("x-edge-cache") != "HIT")
+            }
+            #expect(origin.requestCount("/edge/missing.jpg") == 2)
+        }
+    }
 }
 
 /// `url=` written as the fleet's clients write it.

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ThumbCache
 import ThumbPipeline
+import ThumbFleet
 import ThumbServer
 import ThumbdConfig
 
@@ -110,6 +111,7 @@ final class InProcessBackend: PrefetchBackend {
     private let cache: TwoTierCache
     private let pipeline: ThumbnailPipeline
     private let prefetcher: Prefetcher
+    private let fleetClient: FleetClient?
 
     init(settings: DaemonSettings, cacheDescription: String) throws {
         var logger = Logger(label: "thumbd.prefetch")
@@ -118,8 +120,12 @@ final class InProcessBackend: PrefetchBackend {
                                       diskLimits: settings.diskLimits)
         pipeline = ThumbnailPipeline(cache: cache, downloader: Downloader(settings: settings.download, logger: logger),
                                      settings: settings.pipeline, logger: logger)
-        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, logger: logger)
-        label = "this process (no daemon answered), cache \(cacheDescription)"
+        // In a fleet the items still go through the entry point, to the nodes that will serve them.
+        let fleet = settings.fleetPrefetch()
+        fleetClient = fleet?.client
+        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: fleet?.maker, logger: logger)
+        label = fleet.map { "this process, each item through the fleet's entry point \($0.maker.entry)" }
+            ?? "this process (no daemon answered), cache \(cacheDescription)"
     }
 
     func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus {
@@ -138,6 +144,7 @@ final class InProcessBackend: PrefetchBackend {
     func close() async {
         pipeline.pool.shutdown()
         await pipeline.downloader.shutdown()
+        await fleetClient?.shutdown()
         cache.close()
     }
 }
