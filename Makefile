@@ -17,7 +17,7 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps browser-deps fleet-deps bench-deps bench bench-serve bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps bench-deps bench bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -101,6 +101,12 @@ bench: bench-deps release
 # BENCH_SERVE_ARGS="--rss-duration 60" for a quicker run.
 bench-serve: bench-deps release
 	.build/release/thumbd bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
+
+# Three nodes behind nginx with the shipped config/nginx/thumbd.conf: hits/s with and without the
+# edge cache against static nginx, a node's kill -9 under load, duplication, restart.
+# BENCH_FLEET_ARGS="--duration 3" for a quicker run.
+bench-fleet: bench-deps release
+	.build/release/thumbd bench fleet --corpus $(CORPORA)/photos $(BENCH_FLEET_ARGS)
 
 # Prefetch jobs: 500 thumbnails behind 50 ms of origin latency against the bound, and DELETE to the
 # last origin request.

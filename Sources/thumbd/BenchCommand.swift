@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure thumbd against its targets and peers (thumbnails by default, or the cache).",
-        subcommands: [BenchThumbnailsCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self],
+        subcommands: [BenchThumbnailsCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self],
         defaultSubcommand: BenchThumbnailsCommand.self
     )
 }

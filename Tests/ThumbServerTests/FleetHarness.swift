@@ -204,7 +204,9 @@ final class FleetHarness: Sendable {
 
     func shutdown() async throws {
         for index in nodePorts.indices { stop(index, signal: SIGTERM) }
-        _ = nginx.withLock { $0 }?.stop(SIGQUIT, grace: 10)
+        // SIGTERM: nginx's fast shutdown. (SIGQUIT waits for kept-alive client connections; a
+        // master killed after that leaves its workers behind.)
+        _ = nginx.withLock { $0 }?.stop(SIGTERM, grace: 10)
         try await client.shutdown()
     }
 }

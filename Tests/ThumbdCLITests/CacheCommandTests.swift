@@ -118,4 +118,24 @@ struct CacheCommandTests {
         let bad = try CLI.run(["cache", "show", "not a url", "--cache-dir", "/tmp"])
         #expect(bad.status == 2)
     }
+
+    @Test func withFleetNodesConfiguredTheCommandsAskTheNodesUnlessACacheDirectoryIsNamed() throws {
+        let dir = try makeCache()
+        let config = dir.deletingLastPathComponent().appendingPathComponent("thumbd.yaml")
+        let deadPort = try BackgroundProcess.freePort()
+        try "fleet:\n  nodes: http://127.0.0.1:\(deadPort)\ncache:\n  dir: \(dir.path)\n".write(to: config, atomically: true, encoding: .utf8)
+        let fleet = try CLI.run(["cache", "stats", "--config", config.path, "--json"])
+        #expect(fleet.status == 1, "a node that does not answer fails the command")
+        let report = try json(fleet) as? [String: Any]
+        let nodes = report?["nodes"] as? [[String: Any]]
+        #expect(nodes?.count == 1 && nodes?.first?["code"] as? String == "entry_unreachable", "\(fleet.stdoutText)")
+        let evict = try CLI.run(["cache", "evict", "--host", "img.shop.example", "--config", config.path])
+        #expect(evict.status == 1 && evict.stdoutText.contains("on 0 of 1 nodes"), "\(evict.stdoutText)\(evict.stderrText)")
+        #expect(try DiskCache.open(at: dir, mode: .readOnly).stats().entries == 3, "nothing was evicted here")
+        // Naming the directory means this machine's cache.
+        let local = try CLI.run(["cache", "evict", "--host", "img.shop.example", "--config", config.path, "--cache-dir", dir.path])
+        #expect(local.status == 0 && local.stdoutText.contains("evicted 2 entries"), "\(local.stdoutText)\(local.stderrText)")
+        let usage = try CLI.run(["cache", "evict", "--config", config.path])
+        #expect(usage.status == 2 && usage.stderrText.contains("give a URL or --host HOST"))
+    }
 }

@@ -38,7 +38,7 @@ struct CacheEvictCommand: AsyncParsableCommand {
     mutating func run() async throws {
         try await options.loadConfiguration()
         let scope: CacheScope = try url.map { .url(try normalizedURL($0)) } ?? .host(host!.lowercased())
-        if let nodes = try fleet.nodeList(configured: options.configuredNodes) {
+        if let nodes = try fleet.nodeList(options) {
             let token = fleet.token ?? options.configuredToken
             let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes) { await $0.evict(scope, token: token) })
             if options.json { try options.printJSON(report) } else { print(report.text) }

@@ -17,7 +17,7 @@ struct CacheStatsCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         try await options.loadConfiguration()
-        if let nodes = try fleet.nodeList(configured: options.configuredNodes) {
+        if let nodes = try fleet.nodeList(options) {
             let report = FleetStatsReport(nodes: try await FleetOptions.withNodes(nodes) { await $0.stats() })
             if options.json { try options.printJSON(report) } else { print(report.text) }
             if report.failedNodes > 0 { throw ExitCode.failure }

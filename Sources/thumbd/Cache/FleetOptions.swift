@@ -6,16 +6,17 @@ import ThumbFleet
 /// `--nodes` for the cache commands that can speak to every node of a fleet over HTTP instead of
 /// opening a cache directory on this machine.
 struct FleetOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Every node's base URL, comma-separated (default: the fleet.nodes setting). Given, the command goes to each node's HTTP API instead of a local cache directory.",
+    @Option(help: ArgumentHelp("Every node's base URL, comma-separated (default: the fleet.nodes setting, unless --cache-dir is given). With nodes, the command goes to each node's HTTP API instead of a cache directory on this machine.",
                                valueName: "URL,URL,…"))
     var nodes: String?
 
     @Option(help: ArgumentHelp("The nodes' admin token (default: server.admin_token, $THUMBD_ADMIN_TOKEN).", valueName: "TOKEN"))
     var token: String?
 
-    /// The nodes to ask, or nil for this machine's cache.
-    func nodeList(configured: [String]) throws -> [String]? {
-        guard let nodes else { return configured.isEmpty ? nil : configured }
+    /// The nodes to ask, or nil for this machine's cache: `--nodes`, else `fleet.nodes` unless the
+    /// command names a cache directory itself.
+    func nodeList(_ options: CacheOptions) throws -> [String]? {
+        guard let nodes else { return options.configuredNodes.isEmpty || options.cacheDirectory != nil ? nil : options.configuredNodes }
         do { return try FleetSettings.parseNodes(nodes) } catch {
             throw ValidationError("--nodes: \"\(error.entry)\" is not a node's base URL like http://10.0.0.1:8080")
         }

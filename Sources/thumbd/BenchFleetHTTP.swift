@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One kept-alive HTTP/1.1 connection to 127.0.0.1, blocking, used by one thread: the failover
+/// load needs every request's own outcome, which wrk does not give. A failed request closes the
+/// connection; the next one opens a new connection, as a browser would.
+final class BenchKeepAliveConnection {
+    let port: Int
+    let timeout: Double
+    private var socketDescriptor: Int32 = -1
+    /// Bytes received past the last answer (none in practice: one request at a time).
+    private var pending: [UInt8] = []
+
+    init(port: Int, timeout: Double) {
+        self.port = port
+        self.timeout = timeout
+    }
+
+    deinit { disconnect() }
+
+    func disconnect() {
+        if socketDescriptor >= 0 { close(socketDescriptor) }
+        socketDescriptor = -1
+        pending.removeAll()
+    }
+
+    func get(_ path: String) throws -> BenchHTTP.Response {
+        if socketDescriptor < 0 { try connectNow() }
+        do {
+            try sendAll(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\n\r\n".utf8))
+            let response = try BenchHTTP.parse(try receiveOneAnswer(), what: "127.0.0.1:\(port)\(path)")
+            if response.headers["connection"]?.lowercased() == "close" { disconnect() }
+            return response
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
+    private func connectNow() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ValidationErrorMessage("socket failed: \(String(cString: strerror(errno)))") }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = BenchHTTP.loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ValidationErrorMessage("cannot connect to 127.0.0.1:\(port): \(reason)")
+        }
+        socketDescriptor = fd
+    }
+
+    private func sendAll(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw ValidationErrorMessage("send failed: \(String(cString: strerror(errno)))") }
+            sent += count
+        }
+    }
+
+    /// Reads until one whole answer is in: its head, then Content-Length bytes or the last chunk.
+    private func receiveOneAnswer() throws -> [UInt8] {
+        let headEnd: [UInt8] = [13, 10, 13, 10]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var received = pending
+        pending = []
+        while true {
+            if let head = received.firstRange(of: headEnd) {
+                let headText = String(decoding: received[..<head.lowerBound], as: UTF8.self).lowercased()
+                if let length = Self.contentLength(headText) {
+                    let total = head.upperBound + length
+                    if received.count >= total {
+                        pending = Array(received[total...])
+                        return Array(received[..<total])
+                    }
+                } else if headText.contains("transfer-encoding: chunked") {
+                    if let last = received[head.upperBound...].firstRange(of: Array("0\r\n\r\n".utf8)) {
+                        return Array(received[..<last.upperBound])
+                    }
+                } else {
+                    return received  // no body (304, or a head-only answer)
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(socketDescriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw ValidationErrorMessage("no answer within \(timeout) s: \(String(cString: strerror(errno)))") }
+            if count == 0 { throw ValidationErrorMessage("connection closed after \(received.count) bytes of the answer") }
+            received += buffer[0..<count]
+        }
+    }
+
+    private static func contentLength(_ lowercasedHead: String) -> Int? {
+        for line in lowercasedHead.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+}
