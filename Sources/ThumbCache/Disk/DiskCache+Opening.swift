@@ -1,0 +1,281 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Opening a cache directory: its lock, the index, and the repair after an unclean shutdown.
+extension DiskCache {
+    // MARK: Opening
+
+    /// Opens the cache at `directory`.
+    ///
+    /// `.owner` creates the directory if needed and takes its lock (never waits: another owner
+    /// gives `CacheError.ownedByAnotherProcess`). After an unclean shutdown it reconciles files and
+    /// index; a missing or unreadable index is moved aside and rebuilt from the files, with a
+    /// warning. `.readOnly` opens an existing index read-only and touches no file.
+    public static func open(at directory: URL, limits: DiskCacheLimits = DiskCacheLimits(), mode: CacheOpenMode = .owner,
+                            clock: CacheClock = .system,
+                            warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> DiskCache {
+        let layout = DiskLayout(directory: directory)
+        let url = URL(fileURLWithPath: layout.root, isDirectory: true)
+        switch mode {
+        case .readOnly:
+            guard FileOps.status(layout.root)?.isDirectory == true, FileOps.status(layout.indexPath) != nil else {
+                throw .noCache(directory: layout.root)
+            }
+            let index: DiskIndex
+            do { index = try DiskIndex.openReadOnly(path: layout.indexPath) } catch {
+                throw .indexUnreadable(path: layout.indexPath, reason: "\(error)")
+            }
+            let counters = (try? index.counters()) ?? DiskCounters()
+            return DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn, index: index,
+                             lockFD: -1, table: DiskEntryTable(), counters: counters, needsReconcile: false,
+                             startup: DiskStartup(kind: .readOnly))
+        case .owner:
+            do { try FileOps.makeDirectories(layout.root) } catch {
+                throw .directoryUnusable(directory: layout.root, reason: error.reason)
+            }
+            let lockFD = try acquireLock(layout)
+            do {
+                let opened = try openOwnedIndex(layout: layout, limits: limits, clock: clock, warn: warn)
+                let cache = DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn,
+                                      index: opened.index, lockFD: lockFD, table: opened.table, counters: opened.counters,
+                                      needsReconcile: false, startup: opened.startup)
+                return cache
+            } catch {
+                FileOps.closeDescriptor(lockFD)
+                throw error
+            }
+        }
+    }
+
+    /// Whether a cache (its index) exists at `directory`, without opening or creating anything.
+    public static func exists(at directory: URL) -> Bool {
+        FileOps.status(DiskLayout(directory: directory).indexPath) != nil
+    }
+
+    /// The pid of the process that owns the cache at `directory`, or nil when none does. For the
+    /// CLI to decide between working on the directory and asking the daemon.
+    public static func owningProcess(at directory: URL) -> Int32? {
+        let layout = DiskLayout(directory: directory)
+        let fd = FileOps.openDescriptor(layout.lockPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { FileOps.closeDescriptor(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        return readPID(fd) ?? 0
+    }
+
+    static func acquireLock(_ layout: DiskLayout) throws(CacheError) -> Int32 {
+        let fd = FileOps.openDescriptor(layout.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .directoryUnusable(directory: layout.root, reason: "cannot open \(layout.lockPath): \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            let pid = readPID(fd)
+            FileOps.closeDescriptor(fd)
+            if code == EWOULDBLOCK || code == EAGAIN { throw .ownedByAnotherProcess(directory: layout.root, pid: pid) }
+            throw .directoryUnusable(directory: layout.root, reason: "cannot lock \(layout.lockPath): \(String(cString: strerror(code)))")
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    static func readPID(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    struct OpenedIndex {
+        var index: DiskIndex
+        var table: DiskEntryTable
+        var counters: DiskCounters
+        var startup: DiskStartup
+    }
+
+    static func openOwnedIndex(layout: DiskLayout, limits: DiskCacheLimits, clock: CacheClock,
+                                       warn: CacheWarningSink) throws(CacheError) -> OpenedIndex {
+        do {
+            try FileOps.makeDirectory(layout.objectsPath)
+            try FileOps.makeDirectory(layout.tmpPath)
+        } catch {
+            throw .directoryUnusable(directory: layout.root, reason: error.reason)
+        }
+        // The marker goes before anything changes: from here on, a crash means "reconcile".
+        let wasClean: Bool
+        do { wasClean = try FileOps.remove(layout.cleanMarkerPath) } catch {
+            throw .directoryUnusable(directory: layout.root, reason: error.reason)
+        }
+        // After a crash of this process alone (the machine kept running, same boot), every file
+        // renamed into objects/ is whole: its bytes were written before the rename, and the page
+        // cache outlives the process. Only a crash of the machine can leave a recent file torn, so
+        // only then are recently written files checksummed. That keeps a restart after kill -9 fast.
+        let previousBoot = FileOps.readSmallText(layout.ownerBootPath)
+        let currentBoot = FileOps.bootID()
+        let sameBoot = !wasClean && currentBoot != nil && previousBoot == currentBoot
+        _ = try? FileOps.remove(layout.ownerBootPath)
+        if let currentBoot { try? FileOps.writeNew(layout.ownerBootPath, Array(currentBoot.utf8), sync: limits.fsync != .none) }
+        let recovery = DiskRecovery(layout: layout, recheckWindow: sameBoot ? 0 : limits.recheckWindow.secondsValue)
+        var startup = DiskStartup(kind: wasClean ? .clean : sameBoot ? .processCrash : .crash)
+
+        var index: DiskIndex?
+        var rebuildReason: String?
+        if FileOps.status(layout.indexPath) != nil {
+            do {
+                let opened = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync)
+                index = opened
+                if !wasClean, let problem = try opened.quickCheck() {
+                    rebuildReason = "failed SQLite's integrity check (\(problem))"
+                }
+            } catch {
+                // Only a damaged index is replaced; a full disk or a permission problem is reported.
+                guard isCorruption(error) else {
+                    index?.close()
+                    throw indexError(error, path: layout.indexPath)
+                }
+                rebuildReason = "cannot be read (\(error))"
+            }
+        } else {
+            let hasFiles = ((try? recovery.scan())?.data.isEmpty == false)
+            if hasFiles {
+                rebuildReason = "is missing"
+            } else {
+                do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
+                    throw indexError(error, path: layout.indexPath)
+                }
+            }
+        }
+
+        var records: [DiskEntryRecord] = []
+        var table = DiskEntryTable()
+        var batch = DiskIndexBatch()
+        var counters = DiskCounters()
+        if rebuildReason == nil, let opened = index {
+            do {
+                counters = try opened.counters()
+                if wasClean {
+                    // Rows go straight into the map; the LRU lists are linked once all are in.
+                    FileOps.prefetch(layout.indexPath)
+                    table = DiskEntryTable(capacity: try opened.entryCount())
+                    try opened.loadRecords { table.appendUnlinked($0) }
+                    table.linkByLastAccess()
+                    do {
+                        for name in try FileOps.list(layout.tmpPath) { try FileOps.removeTree(layout.tmpPath + "/" + name) }
+                    } catch {
+                        throw CacheError.directoryUnusable(directory: layout.root, reason: error.reason)
+                    }
+                } else {
+                    let rows = try opened.loadRows()
+                    let outcome: DiskRecovery.Outcome
+                    do { outcome = try recovery.run(rows: rows) } catch {
+                        throw CacheError.directoryUnusable(directory: layout.root, reason: error.description)
+                    }
+                    if outcome.changedAnything {
+                        warn("the cache at \(layout.root) was not closed cleanly; repaired: \(outcome.summary)")
+                    }
+                    records = outcome.records
+                    batch = outcome.batch
+                    startup.checksummed = outcome.checksummed
+                }
+            } catch {
+                guard isCorruption(error) else {
+                    opened.close()
+                    throw indexError(error, path: layout.indexPath)
+                }
+                rebuildReason = "cannot be read (\(error))"
+            }
+        }
+
+        if let rebuildReason {
+            index?.close()
+            index = nil
+            let rebuilt = try rebuildIndex(layout: layout, limits: limits, recovery: recovery, reason: rebuildReason, warn: warn)
+            index = rebuilt.index
+            records = rebuilt.records
+            startup.kind = .rebuilt
+            batch = DiskIndexBatch()
+        }
+        guard let index else { throw .indexFailed(reason: "no index") }
+
+        // Build the map (after a repair or rebuild), then keep each budget (limits may have shrunk).
+        if !records.isEmpty { table = DiskEntryTable(loading: records) }
+        for originals in [false, true] {
+            let budget = limits.maxBytes(originals: originals)
+            while table.bytes(originals: originals) > budget, let victim = table.oldest(originals: originals) {
+                table.remove(victim.id)
+                _ = try? FileOps.remove(layout.dataPath(victim.id))
+                _ = try? FileOps.remove(layout.sidecarPath(victim.id))
+                batch.deletes.append(victim.id)
+                counters.evictions += 1
+                batch.counters = counters
+            }
+        }
+        do { try index.apply(batch) } catch {
+            index.close()
+            throw Self.indexError(error, path: layout.indexPath)
+        }
+        return OpenedIndex(index: index, table: table, counters: counters, startup: startup)
+    }
+
+    /// Moves the old index aside (keeping one previous copy) and builds a new one from the files.
+    static func rebuildIndex(layout: DiskLayout, limits: DiskCacheLimits, recovery: DiskRecovery, reason: String,
+                                     warn: CacheWarningSink) throws(CacheError) -> (index: DiskIndex, records: [DiskEntryRecord]) {
+        let aside = layout.indexPath + ".broken"
+        let hadIndex = FileOps.status(layout.indexPath) != nil
+        do {
+            for suffix in ["", "-wal", "-shm"] { try FileOps.remove(aside + suffix) }
+            if hadIndex { try FileOps.rename(layout.indexPath, aside) }
+            for suffix in ["-wal", "-shm"] where FileOps.status(layout.indexPath + suffix) != nil {
+                try FileOps.rename(layout.indexPath + suffix, aside + suffix)
+            }
+        } catch {
+            throw .directoryUnusable(directory: layout.root, reason: error.description)
+        }
+        let index: DiskIndex
+        do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
+            throw indexError(error, path: layout.indexPath)
+        }
+        let outcome: DiskRecovery.Outcome
+        do { outcome = try recovery.run(rows: nil) } catch {
+            index.close()
+            throw .directoryUnusable(directory: layout.root, reason: error.description)
+        }
+        do { try index.apply(outcome.batch) } catch {
+            index.close()
+            throw indexError(error, path: layout.indexPath)
+        }
+        let movedAside = hadIndex ? " (the old one is kept as \(aside))" : ""
+        warn("the cache index \(layout.indexPath) \(reason); rebuilt it from the files\(movedAside): \(outcome.adopted) entries recovered, \(outcome.removedFiles) files removed")
+        return (index, outcome.records)
+    }
+
+    /// Whether an error means the index itself is damaged (so it is rebuilt from the files),
+    /// as opposed to a full disk, a permission problem or another process holding it busy.
+    static func isCorruption(_ error: any Error) -> Bool {
+        if error is DiskIndexError { return true }
+        guard let error = error as? DatabaseError else { return false }
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT, .SQLITE_SCHEMA: return true
+        case .SQLITE_ERROR: return error.message?.hasPrefix("no such") == true  // a table or column missing
+        default: return false
+        }
+    }
+
+    static func indexError(_ error: any Error, path: String) -> CacheError {
+        if let error = error as? CacheError { return error }
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            return .writeFailed(path: path, reason: error.message ?? "database or disk is full", diskFull: true)
+        }
+        return .indexFailed(reason: "\(error)")
+    }
+}
