@@ -25,6 +25,8 @@ run: deps release
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
+# Every product: thumbd (what `make install` ships) and thumbd-bench (the benchmarks, which run the
+# thumbd beside them).
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
@@ -95,31 +97,31 @@ bench-deps: deps
 
 # The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.
 bench: bench-deps release
-	.build/release/thumbd bench --corpus $(CORPORA)/photos --large $(CORPORA)/large --size 200
+	.build/release/thumbd-bench --corpus $(CORPORA)/photos --large $(CORPORA)/large --size 200
 
 # The daemon's serving figures against nginx (hits/s, p99 under a miss storm, RSS over 5 minutes).
 # BENCH_SERVE_ARGS="--rss-duration 60" for a quicker run.
 bench-serve: bench-deps release
-	.build/release/thumbd bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
+	.build/release/thumbd-bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
 
 # Three nodes behind nginx with the shipped config/nginx/thumbd.conf: hits/s with and without the
 # edge cache against static nginx, a node's kill -9 under load, duplication, restart.
 # BENCH_FLEET_ARGS="--duration 3" for a quicker run.
 bench-fleet: bench-deps release
-	.build/release/thumbd bench fleet --corpus $(CORPORA)/photos $(BENCH_FLEET_ARGS)
+	.build/release/thumbd-bench fleet --corpus $(CORPORA)/photos $(BENCH_FLEET_ARGS)
 
 # Prefetch jobs: 500 thumbnails behind 50 ms of origin latency against the bound, and DELETE to the
 # last origin request.
 bench-prefetch: bench-deps release
-	.build/release/thumbd bench prefetch --corpus $(CORPORA)/photos
+	.build/release/thumbd-bench prefetch --corpus $(CORPORA)/photos
 
 # The cache inspector's JSON calls with 100,000 entries in the cache, against 100 ms.
 bench-ui: deps release
-	.build/release/thumbd bench ui
+	.build/release/thumbd-bench ui
 
 # Upload preparation: five 12 MP phone photos against 1.5 s, encodes per image and budget use.
 bench-prepare: deps release
-	.build/release/thumbd bench prepare --corpus $(CORPORA)/photos
+	.build/release/thumbd-bench prepare --corpus $(CORPORA)/photos
 
 # The hostile-file suites under AddressSanitizer (separate build folder; slow, not part of CI). Leak
 # detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass 1 GiB.

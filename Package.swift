@@ -5,7 +5,8 @@ import PackageDescription
 //   C system libraries -> per-format codecs -> ImageCodecs (sniff + dispatch)
 //   ImageCore (pixel buffers, orientation, errors) is below everything.
 //   ImageOps (crop/resize/orient) knows nothing of codecs.
-//   Thumbnailer joins codecs and ops; the thumbd executable is the only CLI.
+//   Thumbnailer joins codecs and ops; the thumbd executable is the product's CLI, and thumbd-bench,
+//   a program of its own, measures it (so the shipped binary carries no benchmark and no test code).
 //   NetworkGuard (address classification) -> ThumbPipeline (downloads, coalescing jobs, CPU pool)
 //   -> ThumbServer (HTTP, problem+json, metrics, signatures) -> ThumbdConfig (file + env) -> thumbd.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
@@ -15,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "thumbd", targets: ["thumbd"]),
+        .executable(name: "thumbd-bench", targets: ["ThumbdBench"]),
         .library(name: "Thumbnailer", targets: ["Thumbnailer"]),
     ],
     dependencies: [
@@ -65,6 +67,11 @@ let package = Package(
         .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
         .target(name: "ImageQuality", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
         .target(name: "ChildProcess"),
+        // What thumbd and thumbd-bench both print and do as command-line programs: aligned tables,
+        // the input file read under its size cap, exit status 2 for usage errors.
+        .target(name: "ConsoleText"),
+        .target(name: "InputFiles"),
+        .target(name: "ExitStatus", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The two-tier thumbnail cache: knows bytes and keys, nothing of codecs or HTTP.
         .target(
             name: "ThumbCache",
@@ -150,14 +157,28 @@ let package = Package(
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "Thumbnailer", "ImageCodecs", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
+                "Thumbnailer", "ImageCodecs", "ThumbCache",
                 "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
-                // `bench prepare` builds its phone photos with the fixtures the tests use.
-                "TestSupport",
+                "ConsoleText", "InputFiles", "ExitStatus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The benchmarks (`thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache`). They run
+        // the thumbd built beside them as a child; the cache's micro-benchmarks reach ThumbCache's
+        // `package` internals.
+        .executableTarget(
+            name: "ThumbdBench",
+            dependencies: [
+                "Thumbnailer", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
+                "ThumbPipeline", "ThumbServer", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
+                // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
+                "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
 
@@ -200,6 +221,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
+        // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.
+        .testTarget(name: "ThumbdBenchTests", dependencies: ["TestSupport", "ThumbdBench", "thumbd", "ChildProcess", "ThumbCache"]),
     ],
     swiftLanguageModes: [.v6]
 )

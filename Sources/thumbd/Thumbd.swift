@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import ExitStatus
 
 @main
 struct Thumbd: AsyncParsableCommand {
@@ -11,25 +11,11 @@ struct Thumbd: AsyncParsableCommand {
             2 for a usage error. Errors carry a stable code such as corrupt_image or pixel_limit_exceeded.
             """,
         version: VersionText.text,
-        subcommands: [ServeCommand.self, ThumbnailCommand.self, PrefetchCommand.self, PrepareCommand.self, CacheCommand.self, SignCommand.self, BenchCommand.self]
+        subcommands: [ServeCommand.self, ThumbnailCommand.self, PrefetchCommand.self, PrepareCommand.self, CacheCommand.self, SignCommand.self]
     )
 
     /// Usage errors exit 2 (not ArgumentParser's 64), so scripts can tell them from image failures.
     static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            exit(withError: error)
-        }
+        await runExitingTwoOnUsageErrors()
     }
 }

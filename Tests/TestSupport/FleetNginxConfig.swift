@@ -1,6 +1,6 @@
 import Foundation
 
-/// The shipped `config/nginx/thumbd.conf`, run as it is by the fleet tests and `thumbd bench fleet`:
+/// The shipped `config/nginx/thumbd.conf`, run as it is by the fleet tests and `thumbd-bench fleet`:
 /// only its addresses and paths change (nodes, listen port, the edge cache's directory), and the
 /// edge cache's include is uncommented when asked for. The rest of nginx's configuration (pid,
 /// logs, temp folders) is written into `directory`, so nginx runs without touching /etc or /var.

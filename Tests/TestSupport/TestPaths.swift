@@ -11,6 +11,18 @@ public enum TestPaths {
 
     public static let testImages = packageRoot.appendingPathComponent("TestImages")
 
+    /// A program this package builds (`thumbd`, `thumbd-bench`): SwiftPM puts it in the build
+    /// products folder, beside the test binary.
+    public static func builtProduct(_ name: String) -> String {
+        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+        // On macOS the binary lives inside the .xctest bundle.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent(name).path
+    }
+
     /// The shared corpora folder, or nil when it is not on this machine.
     public static let corpora: URL? = {
         let candidate = ProcessInfo.processInfo.environment["THUMBD_CORPORA"].map { URL(fileURLWithPath: $0) }

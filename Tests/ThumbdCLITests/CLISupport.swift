@@ -4,15 +4,7 @@ import TestSupport
 
 /// Runs the built `thumbd` (it sits next to the test bundle in the build products folder).
 enum CLI {
-    static let executable: String = {
-        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-        // On macOS the binary lives inside the .xctest bundle.
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("thumbd").path
-    }()
+    static let executable = TestPaths.builtProduct("thumbd")
 
     static func run(_ arguments: [String], timeout: Double = 120) throws -> ChildProcessResult {
         try ChildProcess.run(executable, arguments, timeoutSeconds: timeout)

@@ -104,7 +104,7 @@ final class DiskIndex: Sendable {
     /// The listing's orders by size and age, and its host filter and per-host totals, added to a
     /// version-1 index when the owner opens it (older readers ignore them). Orders by hits and last
     /// access have none: those columns change on every batch of hits, and each index costs every
-    /// write (`thumbd bench cache` measured inserts that evict at p99 4–7 ms with them, 2.3 ms
+    /// write (`thumbd-bench cache` measured inserts that evict at p99 4–7 ms with them, 2.3 ms
     /// without); a scan answers those pages in tens of milliseconds at 100,000 entries.
     static let listingIndexes = [
         "CREATE INDEX IF NOT EXISTS entries_by_size ON entries(size)",

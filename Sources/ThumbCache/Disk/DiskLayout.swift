@@ -12,10 +12,10 @@ import Foundation
 ///   tmp/                  files being written; renamed into objects/ only once complete
 /// ```
 /// `<digest>` is the key's SHA-256 (64 hex digits); `ab` its first two digits.
-struct DiskLayout: Sendable {
+package struct DiskLayout: Sendable {
     let root: String
 
-    init(directory: URL) {
+    package init(directory: URL) {
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         root = path
@@ -23,20 +23,20 @@ struct DiskLayout: Sendable {
 
     var indexPath: String { root + "/index.sqlite" }
     var lockPath: String { root + "/lock" }
-    var cleanMarkerPath: String { root + "/clean-shutdown" }
+    package var cleanMarkerPath: String { root + "/clean-shutdown" }
     /// The kernel's boot id when the owner opened the cache: tells a crash of the owner from a
     /// crash of the machine.
-    var ownerBootPath: String { root + "/owner-boot" }
-    var objectsPath: String { root + "/objects" }
+    package var ownerBootPath: String { root + "/owner-boot" }
+    package var objectsPath: String { root + "/objects" }
     var tmpPath: String { root + "/tmp" }
 
-    func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
+    package func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
     func relativeDataPath(_ id: Hash256) -> String { "objects/\(id.fanout)/\(id.hex)" }
     func dataPath(_ id: Hash256) -> String { root + "/" + relativeDataPath(id) }
     func sidecarPath(_ id: Hash256) -> String { dataPath(id) + Self.sidecarSuffix }
     func fileURL(_ id: Hash256) -> URL { URL(fileURLWithPath: dataPath(id)) }
 
-    static let sidecarSuffix = ".meta"
+    package static let sidecarSuffix = ".meta"
 }
 
 /// An entry's metadata beside its file (`<digest>.meta`, JSON), written before the file is

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import ThumbCache
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ByteUnits
+import ConsoleText
 import Foundation
 import ThumbPipeline
 import ThumbdConfig

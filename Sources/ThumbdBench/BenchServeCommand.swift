@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+
+/// `thumbd-bench serve`: the daemon's serving figures, measured against nginx in the same run.
+struct BenchServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Measure `thumbd serve`: hits/s against nginx, p99 under a miss storm, RSS over a long mixed load.",
+        discussion: """
+            Starts everything itself on 127.0.0.1, in a scratch folder removed
+            afterwards (--keep keeps it, with every log): an origin (python3 -m
+            http.server over --corpus), two daemons (this very thumbd binary,
+            `thumbd serve`), nginx, and wrk as the load. Needs wrk and nginx from
+            Debian (apt-get install wrk nginx, or make bench-deps); without nginx
+            the ratios are left out.
+
+            The daemons are configured only through the environment (the caller's
+            THUMBD_* variables are dropped): THUMBD_ALLOW_NETWORKS=127.0.0.0/8 so
+            they may fetch from the loopback origin, THUMBD_SERVER_ACCESS_LOG=false,
+            a fresh THUMBD_CACHE_DIR each. nginx gets a configuration written for
+            the run: worker_processes = cores, access_log off, sendfile, keep-alive
+            (keepalive_requests 1000000), pid, logs and temp folders in the scratch
+            folder.
+
+            HOT SET: one thumbnail per photo at --size (format auto, default
+            quality), asked of the memory daemon twice (a miss, then a memory hit),
+            of the disk daemon twice (a miss, then a disk hit); the memory daemon's
+            bytes are written as static files for nginx, and nginx's answers are
+            checked byte for byte. wrk's script goes round the hot set, the same way
+            for every server.
+
+            HITS: wrk -t<threads> -c<connections> for --duration seconds (after
+            --warmup seconds not counted) against nginx, the daemon with its memory
+            tier, and a daemon run with THUMBD_CACHE_MEMORY_MAX_MIB=0 and
+            THUMBD_CACHE_MEMORY_MAX_ENTRIES=0, whose every hit is read from the disk
+            tier (the files are in the page cache, as nginx's are). --rounds rounds,
+            the servers interleaved; the median run of each is shown. wrk runs on
+            the same cores as the servers. Targets: memory hits >= 0.6x nginx's
+            requests/s (aim 1.0x), disk hits >= 0.5x.
+
+            STORM: the hot set with wrk -t1 -c<hot-connections> for --duration
+            seconds, each connection pausing --hot-delay-ms before each request (a
+            paced load of at most connections x 1000 / delay requests/s, so the
+            figure is the latency of a hit, not of a server saturated by the hits
+            themselves), alone, then while a second wrk (-c<storm-connections>) asks
+            for thumbnails never made before (every request a new size or quality of
+            one of the photos of 2 MP or more) so that the CPU pool is saturated.
+            Reported: wrk's latency percentiles of the hot requests, the jobs
+            started and misses answered per second (/metrics), the machine's busy
+            share and the daemon's cores, per thread. Then the hot connections
+            once more without the pause, still under the storm. Target: p99 of the
+            paced hot requests under the storm < 10 ms.
+
+            CPU: for each measured run, the busy share of all cores, the cores used
+            by each server, wrk, and the daemon's threads (by name), and by
+            processes this benchmark did not start ("others": other work on the
+            machine disturbs the figures, and a run where it passes 0.1 core is
+            noted).
+
+            RSS: a fresh daemon under hits and misses together for --rss-duration
+            seconds (default 300; --rss-duration 60 for a quick look), its memory
+            tier limited to --rss-memory-mib (default 8, full within the first
+            minute, so that a tier still filling is not taken for a leak); VmRSS
+            and the tiers' bytes sampled every --rss-interval seconds. Reported:
+            RSS after warm-up (the first sample at 20% of the run), at the end, the
+            largest after warm-up, and the trend. Decode buffers make single
+            samples swing by tens of MiB, so the growth held to the target compares
+            medians: of the samples from 20% to 30% of the run and of the last 10%;
+            it is also given less the memory tier's own growth. Target: < 10%.
+
+            --json prints every figure as one JSON object (snake_case keys).
+            """
+    )
+
+    @Option(help: "Folder of photos the origin serves (JPEG, PNG, WebP; not recursive).")
+    var corpus: String = "../shared/corpora/photos"
+
+    @Option(help: "Thumbnail size of the hot set.")
+    var size: Int = 200
+
+    @Option(help: "Seconds per measured wrk run (hits, and the hot runs of the storm).")
+    var duration: Int = 10
+
+    @Option(help: "Seconds of wrk before each measured hit run, not counted.")
+    var warmup: Int = 2
+
+    @Option(help: "Rounds of the hit runs (nginx, memory, disk in turn each round); the median run is shown.")
+    var rounds: Int = 3
+
+    @Option(help: "wrk threads for the hit runs (default: one per core).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "wrk connections for the hit runs.")
+    var connections: Int = 64
+
+    @Option(name: .customLong("hot-connections"), help: "wrk connections measuring hit latency during the storm.")
+    var hotConnections: Int = 4
+
+    @Option(name: .customLong("hot-delay-ms"),
+            help: "Pause of each hot connection before each request during the storm runs (0: as fast as answered).")
+    var hotDelayMs: Int = 2
+
+    @Option(name: .customLong("storm-connections"), help: "wrk connections asking for new thumbnails during the storm.")
+    var stormConnections: Int = 16
+
+    @Option(name: .customLong("rss-duration"), help: "Seconds of mixed load while RSS is sampled.")
+    var rssDuration: Int = 300
+
+    @Option(name: .customLong("rss-interval"), help: "Seconds between RSS samples (default: 1/60 of the run, 1 to 5 s).")
+    var rssInterval: Double?
+
+    @Option(name: .customLong("rss-memory-mib"), help: "The RSS daemon's memory-tier limit (THUMBD_CACHE_MEMORY_MAX_MIB).")
+    var rssMemoryMiB: Int = 8
+
+    @Flag(name: .customLong("no-hits"), help: "Skip the hit runs against nginx.")
+    var noHits = false
+
+    @Flag(name: .customLong("no-storm"), help: "Skip the latency under a miss storm.")
+    var noStorm = false
+
+    @Flag(name: .customLong("no-rss"), help: "Skip the RSS run.")
+    var noRSS = false
+
+    @Flag(help: "Keep the scratch folder (configurations, logs, caches) and print where it is.")
+    var keep = false
+
+    @Flag(help: "Print every figure as one JSON object instead of tables.")
+    var json = false
+
+    func validate() throws {
+        guard (1...4096).contains(size) else { throw ValidationError("--size must be between 1 and 4096.") }
+        guard (1...3600).contains(duration) else { throw ValidationError("--duration must be between 1 and 3600 seconds.") }
+        guard (0...600).contains(warmup) else { throw ValidationError("--warmup must be between 0 and 600 seconds.") }
+        guard (1...50).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 50.") }
+        guard threads >= 1, connections >= threads else { throw ValidationError("--connections must be at least --threads (>= 1).") }
+        guard hotConnections >= 1, stormConnections >= 1 else { throw ValidationError("connection counts must be at least 1.") }
+        guard (0...10_000).contains(hotDelayMs) else { throw ValidationError("--hot-delay-ms must be between 0 and 10000.") }
+        guard (5...86_400).contains(rssDuration) else { throw ValidationError("--rss-duration must be between 5 and 86400 seconds.") }
+        if let rssInterval, !(0.2...600).contains(rssInterval) { throw ValidationError("--rss-interval must be between 0.2 and 600 seconds.") }
+        guard (1...1_048_576).contains(rssMemoryMiB) else { throw ValidationError("--rss-memory-mib must be at least 1.") }
+    }
+
+    func run() throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: this is a debug build; its figures mean little. Build with swift build -c release.\n".utf8))
+        #endif
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
+            FileHandle.standardError.write(Data("bench serve: skipped: the corpus folder \(corpus) does not exist (give one with --corpus DIR).\n".utf8))
+            return
+        }
+        var runner = try BenchServeRunner(options: self)
+        defer { runner.cleanUp() }
+        let results = try runner.run()
+        if json {
+            try printBenchJSON(results)
+        } else {
+            print(results.render(), terminator: "")
+        }
+    }
+}

@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ConsoleText
+import Foundation
+import ImageCodecs
+import InputFiles
+
+/// Runs the phases of `thumbd-bench serve` (see its --help) and gathers their figures. Every child
+/// it starts is stopped by its pid before it returns, or by `cleanUp` after an error.
+struct BenchServeRunner {
+    let options: BenchServeCommand
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let root: String
+    let logs: String
+    let executable: String
+    let wrk: String
+    let python: String
+    let nginx: String?
+    private var children: [BenchServeProcess] = []
+
+    /// One photo of the corpus and, once warmed, its thumbnail.
+    struct Photo {
+        var name: String
+        var megapixels: Double
+        var originURL: String
+        /// `/v1/thumbnail?url=…&size=N`
+        var hotPath: String
+        var bytes: [UInt8] = []
+        var contentType = ""
+        var staticPath = ""
+    }
+
+    init(options: BenchServeCommand) throws {
+        self.options = options
+        executable = try ThumbdExecutable.required()
+        guard let wrk = BenchProc.which("wrk") else {
+            throw ValidationErrorMessage("wrk is not installed: \(BenchWrk.installHint)")
+        }
+        self.wrk = wrk
+        guard let python = BenchProc.which("python3") else {
+            throw ValidationErrorMessage("python3 is not installed (it serves the photos as the origin): apt-get install python3")
+        }
+        self.python = python
+        nginx = BenchProc.which("nginx")
+        // World-readable: nginx started as root hands its workers to `nobody`.
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("thumbd-bench-serve-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ValidationErrorMessage("cannot create a scratch folder under \(NSTemporaryDirectory())")
+        }
+        root = String(cString: made)
+        chmod(root, 0o755)
+        logs = (root as NSString).appendingPathComponent("logs")
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+    }
+
+    mutating func cleanUp() {
+        for child in children.reversed() { child.stop(SIGTERM, grace: 5) }
+        children.removeAll()
+        if options.keep {
+            FileHandle.standardError.write(Data("bench: kept the scratch folder \(root) (logs in \(logs))\n".utf8))
+        } else {
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    func say(_ line: String) {
+        FileHandle.standardError.write(Data("bench: \(line)\n".utf8))
+    }
+
+    func path(_ name: String) -> String { (root as NSString).appendingPathComponent(name) }
+
+    mutating func track(_ server: BenchServer) -> BenchServer {
+        children.append(server.process)
+        return server
+    }
+
+    /// Stops a server the runner started; a daemon must exit 0 (its orderly shutdown).
+    mutating func stop(_ server: BenchServer, notes: inout [String]) {
+        let status = server.process.stop(SIGTERM, grace: 20)
+        children.removeAll { $0 === server.process }
+        if server.process.name.hasPrefix("thumbd"), status != 0 {
+            notes.append("\(server.process.name) exited with status \(status.map(String.init) ?? "?") on SIGTERM (expected 0)")
+        }
+    }
+
+    // MARK: - The run
+
+    mutating func run() throws -> BenchServeResults {
+        var results = BenchServeResults(cores: cores, build: Self.buildKind, thumbd: executable,
+                                        nginxVersion: nginx.flatMap(BenchNginx.version), wrkVersion: BenchWrk.version(executable: wrk),
+                                        corpus: options.corpus, size: options.size)
+        if nginx == nil {
+            results.notes.append("nginx is not installed (\(BenchNginx.installHint)): no ratios against it")
+            say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
+        }
+        var photos = try corpusPhotos()
+        guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(options.corpus)") }
+
+        say("origin: python3 -m http.server over \(options.corpus) (\(photos.count) photos)")
+        let origin = track(try BenchOrigin.start(python: python, directory: options.corpus, logs: logs))
+        for index in photos.indices {
+            let name = photos[index].name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photos[index].name
+            photos[index].originURL = "http://127.0.0.1:\(origin.port)/\(name)"
+            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(options.size)"
+        }
+
+        let needsHotDaemons = !options.noHits || !options.noStorm
+        if needsHotDaemons {
+            say("starting the memory daemon and the disk daemon (THUMBD_CACHE_MEMORY_MAX_MIB=0, THUMBD_CACHE_MEMORY_MAX_ENTRIES=0)")
+            let memory = track(try BenchDaemon.start(executable: executable, name: "memory", cacheDirectory: path("cache-memory"),
+                                                     extra: [:], logs: logs))
+            let disk = options.noHits ? nil : track(try BenchDaemon.start(
+                executable: executable, name: "disk", cacheDirectory: path("cache-disk"),
+                extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": "0", "THUMBD_CACHE_MEMORY_MAX_ENTRIES": "0"], logs: logs))
+
+            var hotSet = try warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
+            guard !photos.isEmpty else { throw ValidationErrorMessage("the daemon made no thumbnail of any photo; see \(logs)") }
+            var sameBytes: Bool?
+            if let disk {
+                sameBytes = true
+                var copy = photos
+                _ = try warm(disk, photos: &copy, expectTier: "disk", notes: &results.notes)
+                for photo in photos where copy.first(where: { $0.name == photo.name })?.bytes != photo.bytes {
+                    sameBytes = false
+                    results.notes.append("the disk daemon's thumbnail of \(photo.name) differs from the memory daemon's")
+                }
+            }
+            hotSet.sameBytesFromBothDaemons = sameBytes
+
+            var nginxServer: BenchServer?
+            if let nginx, !options.noHits {
+                let www = path("www")
+                try FileManager.default.createDirectory(atPath: (www as NSString).appendingPathComponent("t"), withIntermediateDirectories: true)
+                for index in photos.indices {
+                    let ext = Self.fileExtension(photos[index].contentType)
+                    photos[index].staticPath = "/t/\(BenchScratch.stem(index)).\(ext)"
+                    try Data(photos[index].bytes).write(to: URL(fileURLWithPath: www + photos[index].staticPath))
+                }
+                say("nginx: \(cores) workers serving the \(photos.count) thumbnails as static files")
+                let server = track(try BenchNginx.start(executable: nginx, root: www, directory: path("nginx"), workers: cores))
+                try server.waitUntilReady(path: photos[0].staticPath)
+                var identical = true
+                for photo in photos {
+                    let answer = try BenchHTTP.get(port: server.port, path: photo.staticPath)
+                    if answer.status != 200 || answer.body != photo.bytes {
+                        identical = false
+                        results.notes.append("nginx answered \(photo.staticPath) with status \(answer.status), \(answer.body.count) bytes; expected \(photo.bytes.count)")
+                    }
+                }
+                hotSet.nginxBytesIdentical = identical
+                nginxServer = server
+            }
+            results.thumbnails = hotSet
+
+            if !options.noHits {
+                results.hits = try hits(nginx: nginxServer, memory: memory, disk: disk, photos: photos, notes: &results.notes)
+            }
+            if let nginxServer { stop(nginxServer, notes: &results.notes) }
+            if let disk { stop(disk, notes: &results.notes) }
+            if !options.noStorm {
+                results.storm = try storm(memory, photos: photos, notes: &results.notes)
+            }
+            stop(memory, notes: &results.notes)
+        }
+        if !options.noRSS {
+            results.rss = try rss(photos: photos, notes: &results.notes)
+        }
+        stop(origin, notes: &results.notes)
+        results.targets = Self.targets(results)
+        return results
+    }
+
+    static var buildKind: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }
+
+    static func fileExtension(_ contentType: String) -> String {
+        if contentType.contains("png") { return "png" }
+        if contentType.contains("webp") { return "webp" }
+        return "jpg"
+    }
+
+    private func corpusPhotos() throws -> [Photo] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: options.corpus).sorted()
+        return names.compactMap { name -> Photo? in
+            let ext = (name as NSString).pathExtension.lowercased()
+            guard ["jpg", "jpeg", "png", "webp"].contains(ext) else { return nil }
+            let file = (options.corpus as NSString).appendingPathComponent(name)
+            var megapixels = 0.0
+            if let bytes = try? InputFile.read(file), let info = try? ImageCodecs.readInfo(bytes) {
+                megapixels = Double(info.width) * Double(info.height) / 1e6
+            }
+            return Photo(name: name, megapixels: megapixels, originURL: "", hotPath: "")
+        }
+    }
+
+    // MARK: - Warming
+
+    /// Asks `daemon` for every hot URL twice: the first makes it, the second must be a hit from
+    /// `expectTier` with the same bytes. Photos the daemon refuses are dropped (and noted).
+    func warm(_ daemon: BenchServer, photos: inout [Photo], expectTier: String,
+                      notes: inout [String]) throws -> BenchServeResults.HotSet {
+        say("warming \(daemon.process.name): \(photos.count) thumbnails")
+        var kept: [Photo] = []
+        for var photo in photos {
+            let first = try BenchHTTP.get(port: daemon.port, path: photo.hotPath, timeout: 120)
+            guard first.status == 200 else {
+                notes.append("\(daemon.process.name) refused \(photo.name): status \(first.status) \(first.text.prefix(200)); left out")
+                continue
+            }
+            let second = try BenchHTTP.get(port: daemon.port, path: photo.hotPath)
+            let tier = second.headers["x-cache"] ?? "?"
+            if second.body != first.body {
+                notes.append("\(daemon.process.name): the hit of \(photo.name) differs from the miss")
+            }
+            if tier != expectTier {
+                notes.append("\(daemon.process.name): the second request for \(photo.name) came from '\(tier)', expected '\(expectTier)'")
+            }
+            photo.bytes = first.body
+            photo.contentType = first.headers["content-type"] ?? "?"
+            kept.append(photo)
+        }
+        photos = kept
+        let sizes = kept.map(\.bytes.count)
+        var types: [String: Int] = [:]
+        for photo in kept { types[photo.contentType, default: 0] += 1 }
+        return BenchServeResults.HotSet(urls: kept.count, bytesMin: sizes.min() ?? 0,
+                                        bytesMean: sizes.isEmpty ? 0 : sizes.reduce(0, +) / sizes.count,
+                                        bytesMax: sizes.max() ?? 0, contentTypes: types, sameBytesFromBothDaemons: nil)
+    }
+
+    // MARK: - Hits
+
+    private enum Target { case nginx, memory, disk }
+
+    private func hits(nginx: BenchServer?, memory: BenchServer, disk: BenchServer?, photos: [Photo],
+                      notes: inout [String]) throws -> BenchServeResults.Hits {
+        var targets: [(Target, BenchServer, String)] = []
+        if let nginx { targets.append((.nginx, nginx, BenchWrk.rotatingScript(paths: photos.map(\.staticPath)))) }
+        targets.append((.memory, memory, BenchWrk.rotatingScript(paths: photos.map(\.hotPath))))
+        if let disk { targets.append((.disk, disk, BenchWrk.rotatingScript(paths: photos.map(\.hotPath)))) }
+
+        struct Run {
+            var result: BenchWrk.Result
+            var cpu: BenchCPUUsage
+            var answeredBy: [String: Int]?
+        }
+        var runs: [Target: [Run]] = [:]
+        for round in 1...options.rounds {
+            for (target, server, script) in targets {
+                let name = "\(target)-round\(round)"
+                say("hits: \(server.process.name), round \(round) of \(options.rounds): \(options.warmup) s warm-up, \(options.duration) s measured")
+                if options.warmup > 0 {
+                    let warm = try BenchWrk.start(executable: wrk, name: name + "-warmup", port: server.port, script: script,
+                                                  threads: options.threads, connections: options.connections, seconds: options.warmup,
+                                                  timeoutSeconds: 5, directory: logs)
+                    _ = try BenchWrk.finish(warm, threads: options.threads, connections: options.connections, waitSeconds: Double(options.warmup))
+                }
+                let isDaemon = target != .nginx
+                let pids: () -> [pid_t] = { isDaemon ? [server.process.pid] : [server.process.pid] + BenchProc.children(of: server.process.pid) }
+                let label = isDaemon ? "thumbd" : "nginx"
+                let before = isDaemon ? BenchMetrics.scrape(port: server.port) : nil
+                let start = BenchCPUSnapshot.take(groups: [(label, pids())], threadsOf: isDaemon ? server.process.pid : nil)
+                let load = try BenchWrk.start(executable: wrk, name: name, port: server.port, script: script,
+                                              threads: options.threads, connections: options.connections, seconds: options.duration,
+                                              timeoutSeconds: 5, directory: logs)
+                let result = try BenchWrk.finish(load, threads: options.threads, connections: options.connections,
+                                                 waitSeconds: Double(options.duration))
+                let end = BenchCPUSnapshot.take(groups: [(label, pids())], threadsOf: isDaemon ? server.process.pid : nil)
+                var cpu = BenchCPUUsage(from: start, to: end, cores: cores)
+                if let wrkSeconds = load.cpuSeconds {
+                    cpu.processes.append(.init(name: "wrk", cores: wrkSeconds / max(cpu.seconds, result.seconds)))
+                }
+                var answered: [String: Int]?
+                if isDaemon, let before, let after = BenchMetrics.scrape(port: server.port) {
+                    var counts: [String: Int] = [:]
+                    for tier in ["memory", "disk", "miss"] {
+                        let series = "cache=\"\(tier)\""
+                        let delta = (after.value("thumbd_thumbnail_responses_total", series) ?? 0) - (before.value("thumbd_thumbnail_responses_total", series) ?? 0)
+                        if delta > 0 { counts[tier] = Int(delta) }
+                    }
+                    answered = counts
+                    let expected = target == .memory ? "memory" : "disk"
+                    let other = counts.filter { $0.key != expected }.values.reduce(0, +)
+                    if other > 0 {
+                        notes.append("\(name): \(other) answers did not come from the \(expected) tier")
+                    }
+                }
+                if cpu.othersCores > Self.noisyCores {
+                    notes.append("\(name): other processes used \(cpu.othersSummary) cores meanwhile; the figure is disturbed")
+                }
+                if result.socketErrors + result.statusErrors > 0 {
+                    notes.append("\(name): \(result.socketErrors) socket errors, \(result.statusErrors) non-2xx answers")
+                }
+                runs[target, default: []].append(Run(result: result, cpu: cpu, answeredBy: answered))
+            }
+        }
+        func series(_ target: Target, _ name: String) -> BenchServeResults.Series? {
+            guard let list = runs[target], !list.isEmpty else { return nil }
+            let median = list.sorted { $0.result.requestsPerSecond < $1.result.requestsPerSecond }[(list.count - 1) / 2]
+            return BenchServeResults.Series(name: name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
+                                            answeredBy: median.answeredBy)
+        }
+        var hits = BenchServeResults.Hits(seconds: options.duration, warmupSeconds: options.warmup, rounds: options.rounds,
+                                          threads: options.threads, connections: options.connections,
+                                          nginx: series(.nginx, "nginx, static files"), memory: series(.memory, "thumbd, memory hits"),
+                                          disk: series(.disk, "thumbd, disk hits"))
+        if let disk {
+            hits.diskDaemonMemoryLimitBytes = BenchMetrics.scrape(port: disk.port)?.value("thumbd_cache_limit_bytes", "tier=\"memory\"")
+        }
+        return hits
+    }
+
+    /// Other processes using more than this (cores) during a measured run make it worth a note.
+    static let noisyCores = 0.1
+
+    // MARK: - Targets
+
+    static func targets(_ r: BenchServeResults) -> [BenchServeResults.Target] {
+        var list: [BenchServeResults.Target] = []
+        if let h = r.hits {
+            let base = h.nginx?.median.requestsPerSecond
+            for (series, floor, target) in [(h.memory, 0.6, ">= 0.6x nginx (aim 1.0x)"), (h.disk, 0.5, ">= 0.5x nginx")] {
+                guard let series else { continue }
+                let ratio = base.flatMap { $0 > 0 ? series.median.requestsPerSecond / $0 : nil }
+                list.append(.init(name: "\(series.name) / nginx, req/s", value: ratio,
+                                  measured: ratio.map { TextTable.fixed($0, 2) + "x" } ?? "- (no nginx)",
+                                  target: target, met: ratio.map { $0 >= floor }))
+            }
+        }
+        if let s = r.storm {
+            let p99 = s.hotUnderStorm.latencyMs.p99
+            list.append(.init(name: "memory hits' p99 under a miss storm", value: p99,
+                              measured: TextTable.fixed(p99, 2) + " ms (alone " + TextTable.fixed(s.hotAlone.latencyMs.p99, 2) + " ms)",
+                              target: "< 10 ms", met: p99 < 10))
+        }
+        if let m = r.rss {
+            list.append(.init(name: "RSS growth after warm-up (\(m.seconds) s mixed load)", value: m.growthPercent,
+                              measured: TextTable.fixed(m.growthPercent, 1) + "% (medians " + TextTable.mebibytes(m.earlyMedianRSSBytes) + " -> "
+                                  + TextTable.mebibytes(m.lateMedianRSSBytes) + ")",
+                              target: "< 10%", met: m.growthPercent < 10))
+        }
+        return list
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import ExitStatus
+
+/// `thumbd-bench`: the benchmarks that check thumbd's speed, memory and quality targets, each
+/// printing ratios against peers measured in the same run. A program of its own, so the thumbd
+/// that ships carries none of them; it runs the thumbd built beside it for the figures that need
+/// the real CLI or daemon.
+@main
+struct ThumbdBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbd-bench",
+        abstract: "Measure thumbd against its targets and peers (thumbnails by default, or the cache).",
+        subcommands: [BenchThumbnailsCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self],
+        defaultSubcommand: BenchThumbnailsCommand.self
+    )
+
+    /// Usage errors exit 2, as they did under `thumbd-bench`.
+    static func main() async {
+        await runExitingTwoOnUsageErrors()
+    }
+}

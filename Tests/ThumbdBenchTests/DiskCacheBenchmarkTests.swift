@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import ThumbCache
+@testable import ThumbdBench
+
+/// The disk tier's measurement on a small cache: it runs through every phase on ThumbCache's
+/// `package` internals, and its count of the files on disk leaves out the sidecars.
+@Suite struct DiskCacheBenchmarkTests {
+    @Test func everyPhaseRunsAndTheFillStaysWithinItsLimit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-disk-bench-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var options = DiskCacheBenchmark.Options()
+        options.entries = 1000
+        options.lookups = 200
+        options.inserts = 50
+        options.fsync = .none
+        options.fillLimitBytes = 1 << 20
+        let result = try DiskCacheBenchmark.run(directory: directory, options: options)
+        #expect(result.entries == 1000)
+        #expect(result.openMilliseconds > 0 && result.openAfterCrashMilliseconds > 0 && result.openAfterMachineCrashMilliseconds > 0)
+        #expect(result.lookupP99Microseconds >= result.lookupP50Microseconds)
+        #expect(result.fillWrittenBytes >= 2 << 20)
+        #expect(result.fillTargetMet, "\(result.fillMaxObservedBytes) bytes on disk over a limit of \(result.fillLimitBytes)")
+    }
+
+    @Test func theFilesOnDiskAreCountedWithoutTheirSidecars() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-disk-bench-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache.open(at: directory, limits: DiskCacheLimits(fsync: .none), warn: { _ in })
+        let sizes = [1000, 2345, 17]
+        for (index, size) in sizes.enumerated() {
+            let key = CacheKey(url: try NormalizedURL("https://bench.example/\(index).jpg"),
+                               variant: CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82))
+            try cache.store(key, [UInt8](repeating: UInt8(index), count: size))
+        }
+        cache.close()
+        #expect(try DiskCacheBenchmark.onDiskBytes(DiskLayout(directory: directory)) == sizes.reduce(0, +))
+    }
+}
