@@ -97,26 +97,7 @@ struct BenchFleetCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Folder of photos the origin serves (JPEG, PNG, WebP; not recursive).")
-    var corpus: String = "../shared/corpora/photos"
-
-    @Option(help: "Thumbnail size of the hot set (the warm-up also asks for twice this size).")
-    var size: Int = 200
-
-    @Option(help: "Seconds per measured wrk run.")
-    var duration: Int = 10
-
-    @Option(help: "Seconds of wrk before each measured run, not counted.")
-    var warmup: Int = 2
-
-    @Option(help: "Rounds of the hit runs (static, fleet, fleet + edge cache in turn each round); the median run is shown.")
-    var rounds: Int = 3
-
-    @Option(help: "wrk threads for the hit runs.")
-    var threads: Int = 2
-
-    @Option(help: "wrk connections for the hit runs.")
-    var connections: Int = 64
+    @OptionGroup var hits: BenchHitOptions
 
     @Option(name: .customLong("failover-connections"), help: "Kept-alive connections of the failover load.")
     var failoverConnections: Int = 8
@@ -130,18 +111,8 @@ struct BenchFleetCommand: ParsableCommand {
     @Option(name: .customLong("failover-after"), help: "Seconds of failover load after the kill.")
     var failoverAfter: Int = 10
 
-    @Flag(help: "Keep the scratch folder (configurations, logs, caches) and print where it is.")
-    var keep = false
-
-    @Flag(help: "Print every figure as one JSON object instead of tables.")
-    var json = false
-
     func validate() throws {
-        guard (16...2048).contains(size) else { throw ValidationError("--size must be between 16 and 2048 (twice it is asked too).") }
-        guard (1...3600).contains(duration) else { throw ValidationError("--duration must be between 1 and 3600 seconds.") }
-        guard (0...600).contains(warmup) else { throw ValidationError("--warmup must be between 0 and 600 seconds.") }
-        guard (1...50).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 50.") }
-        guard threads >= 1, connections >= threads else { throw ValidationError("--connections must be at least --threads (>= 1).") }
+        guard (16...2048).contains(hits.size) else { throw ValidationError("--size must be between 16 and 2048 (twice it is asked too).") }
         guard (1...256).contains(failoverConnections) else { throw ValidationError("--failover-connections must be between 1 and 256.") }
         guard (0...1000).contains(failoverPauseMs) else { throw ValidationError("--failover-pause-ms must be between 0 and 1000.") }
         guard (1...600).contains(failoverBefore), (1...600).contains(failoverAfter) else {
@@ -150,21 +121,10 @@ struct BenchFleetCommand: ParsableCommand {
     }
 
     func run() throws {
-        #if DEBUG
-        FileHandle.standardError.write(Data("warning: this is a debug build; its figures mean little. Build with swift build -c release.\n".utf8))
-        #endif
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
-            FileHandle.standardError.write(Data("bench fleet: skipped: the corpus folder \(corpus) does not exist (give one with --corpus DIR).\n".utf8))
-            return
-        }
+        guard hits.corpusExists(benchmark: "bench fleet") else { return }
         var runner = try BenchFleetRunner(options: self)
         defer { runner.cleanUp() }
         let results = try runner.run()
-        if json {
-            try printBenchJSON(results)
-        } else {
-            print(results.render(), terminator: "")
-        }
+        try hits.print(results) { results.render() }
     }
 }

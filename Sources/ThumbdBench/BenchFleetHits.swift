@@ -52,9 +52,9 @@ struct BenchFleetHitRuns {
     /// The median run of each target (by requests per second), in the order given.
     func measure(_ targets: [Target], notes: inout [String]) throws -> [BenchServeResults.Series] {
         var runs: [[Run]] = targets.map { _ in [] }
-        for round in 1...options.rounds {
+        for round in 1...options.hits.rounds {
             for (index, target) in targets.enumerated() {
-                FileHandle.standardError.write(Data("bench: hits: \(target.name), round \(round) of \(options.rounds): \(options.warmup) s warm-up, \(options.duration) s measured\n".utf8))
+                FileHandle.standardError.write(Data("bench: hits: \(target.name), round \(round) of \(options.hits.rounds): \(options.hits.warmup) s warm-up, \(options.hits.duration) s measured\n".utf8))
                 let run = try measuredRun(target, name: "hits-\(index)-round\(round)")
                 notes += Self.remarks(on: run, "\(target.name), round \(round)", cores: cores)
                 runs[index].append(run)
@@ -70,8 +70,8 @@ struct BenchFleetHitRuns {
     /// A warm-up wrk, then the measured one with CPU snapshots (and the nodes' counters) around it.
     private func measuredRun(_ target: Target, name: String) throws -> Run {
         let script = BenchWrk.rotatingScript(paths: target.paths)
-        if options.warmup > 0 {
-            _ = try wrkRun(name + "-warmup", target, script: script, seconds: options.warmup)
+        if options.hits.warmup > 0 {
+            _ = try wrkRun(name + "-warmup", target, script: script, seconds: options.hits.warmup)
         }
         let groups = { () -> [(String, [pid_t])] in
             [(target.frontsNodes ? "nginx front" : "nginx", BenchFleetNginx.processes(target.server))]
@@ -79,7 +79,7 @@ struct BenchFleetHitRuns {
         }
         let before = target.frontsNodes ? answersByTier() : nil
         let start = BenchCPUSnapshot.take(groups: groups(), threadsOf: nil)
-        let (result, wrkSeconds) = try wrkRun(name, target, script: script, seconds: options.duration)
+        let (result, wrkSeconds) = try wrkRun(name, target, script: script, seconds: options.hits.duration)
         let end = BenchCPUSnapshot.take(groups: groups(), threadsOf: nil)
         var cpu = BenchCPUUsage(from: start, to: end, cores: cores)
         if let wrkSeconds {
@@ -118,9 +118,9 @@ struct BenchFleetHitRuns {
     /// One wrk run against `target`; its figures and its own CPU seconds.
     private func wrkRun(_ name: String, _ target: Target, script: String, seconds: Int) throws -> (BenchWrk.Result, Double?) {
         let load = try BenchWrk.start(executable: wrk, name: name, port: target.server.port, script: script,
-                                      threads: options.threads, connections: options.connections, seconds: seconds,
+                                      threads: options.hits.threads, connections: options.hits.connections, seconds: seconds,
                                       timeoutSeconds: 5, directory: logs)
-        let result = try BenchWrk.finish(load, threads: options.threads, connections: options.connections, waitSeconds: Double(seconds))
+        let result = try BenchWrk.finish(load, threads: options.hits.threads, connections: options.hits.connections, waitSeconds: Double(seconds))
         return (result, load.cpuSeconds)
     }
 

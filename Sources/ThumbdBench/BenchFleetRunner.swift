@@ -40,7 +40,7 @@ struct BenchFleetRunner {
     mutating func cleanUp() {
         Self.stopTogether(Array(children.reversed()))
         children.removeAll()
-        if options.keep {
+        if options.hits.keep {
             FileHandle.standardError.write(Data("bench: kept the scratch folder \(scratch.root) (logs in \(logs))\n".utf8))
         } else {
             scratch.remove()
@@ -82,18 +82,18 @@ struct BenchFleetRunner {
     mutating func run() throws -> BenchFleetResults {
         var results = BenchFleetResults(cores: cores, build: BenchServeRunner.buildKind, thumbd: executable,
                                         nginxVersion: BenchNginx.version(executable: nginx), wrkVersion: BenchWrk.version(executable: wrk),
-                                        corpus: options.corpus, size: options.size,
+                                        corpus: options.hits.corpus, size: options.hits.size,
                                         nginxConfig: FleetNginxConfig.shippedFolder.appendingPathComponent("thumbd.conf").path)
-        let corpus = try BenchCorpus.load(options.corpus)
+        let corpus = try BenchCorpus.load(options.hits.corpus)
         for error in corpus.errors { results.notes.append("corpus: \(error.file) left out: \(error.code) \(error.message)") }
-        guard !corpus.files.isEmpty else { throw ValidationErrorMessage("no readable JPEG, PNG or WebP files in \(options.corpus)") }
+        guard !corpus.files.isEmpty else { throw ValidationErrorMessage("no readable JPEG, PNG or WebP files in \(options.hits.corpus)") }
 
-        say("origin: python3 -m http.server over \(options.corpus) (\(corpus.files.count) photos)")
-        let origin = track(try BenchOrigin.start(python: python, directory: options.corpus, logs: logs))
+        say("origin: python3 -m http.server over \(options.hits.corpus) (\(corpus.files.count) photos)")
+        let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))
         let originLog = origin.process.stdoutPath
         var photos = corpus.files.map { file -> Photo in
             let url = "http://127.0.0.1:\(origin.port)\(Self.originPath(file.name))"
-            return Photo(name: file.name, megapixels: file.megapixels, originURL: url, hotPath: Self.thumbnailPath(url, size: options.size))
+            return Photo(name: file.name, megapixels: file.megapixels, originURL: url, hotPath: Self.thumbnailPath(url, size: options.hits.size))
         }
 
         let nodePorts = try (0..<Self.nodeCount).map { _ in try BenchProc.freePort() }
@@ -132,8 +132,8 @@ struct BenchFleetRunner {
             .init(name: "fleet (nginx -> nodes)", server: fleet, paths: photos.map(\.hotPath), frontsNodes: true),
             .init(name: "fleet + edge cache", server: edge, paths: photos.map(\.hotPath), frontsNodes: true),
         ], notes: &results.notes)
-        results.hits = .init(seconds: options.duration, warmupSeconds: options.warmup, rounds: options.rounds,
-                             threads: options.threads, connections: options.connections,
+        results.hits = .init(seconds: options.hits.duration, warmupSeconds: options.hits.warmup, rounds: options.hits.rounds,
+                             threads: options.hits.threads, connections: options.hits.connections,
                              staticFiles: series[0], fleet: series[1], edgeCache: series[2])
         forget(peer.process)
         Self.stopTogether([peer.process, edge.process])
@@ -178,8 +178,8 @@ struct BenchFleetRunner {
     /// Both sizes of every photo at about the same moment, 8 requests at a time, through the
     /// fleet; then --size again, which must be a memory hit. Photos refused are left out (noted).
     private func warm(fleet: BenchServer, photos: inout [Photo], notes: inout [String]) throws {
-        say("warm-up: \(photos.count) photos at sizes \(options.size) and \(2 * options.size) through the fleet")
-        let paths = photos.flatMap { [$0.hotPath, Self.thumbnailPath($0.originURL, size: 2 * options.size)] }
+        say("warm-up: \(photos.count) photos at sizes \(options.hits.size) and \(2 * options.hits.size) through the fleet")
+        let paths = photos.flatMap { [$0.hotPath, Self.thumbnailPath($0.originURL, size: 2 * options.hits.size)] }
         let next = BenchCounter()
         let statuses = BenchIndexed<Int>()
         let port = fleet.port

@@ -72,26 +72,7 @@ struct BenchServeCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Folder of photos the origin serves (JPEG, PNG, WebP; not recursive).")
-    var corpus: String = "../shared/corpora/photos"
-
-    @Option(help: "Thumbnail size of the hot set.")
-    var size: Int = 200
-
-    @Option(help: "Seconds per measured wrk run (hits, and the hot runs of the storm).")
-    var duration: Int = 10
-
-    @Option(help: "Seconds of wrk before each measured hit run, not counted.")
-    var warmup: Int = 2
-
-    @Option(help: "Rounds of the hit runs (nginx, memory, disk in turn each round); the median run is shown.")
-    var rounds: Int = 3
-
-    @Option(help: "wrk threads for the hit runs (default: one per core).")
-    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: "wrk connections for the hit runs.")
-    var connections: Int = 64
+    @OptionGroup var hits: BenchHitOptions
 
     @Option(name: .customLong("hot-connections"), help: "wrk connections measuring hit latency during the storm.")
     var hotConnections: Int = 4
@@ -121,18 +102,8 @@ struct BenchServeCommand: ParsableCommand {
     @Flag(name: .customLong("no-rss"), help: "Skip the RSS run.")
     var noRSS = false
 
-    @Flag(help: "Keep the scratch folder (configurations, logs, caches) and print where it is.")
-    var keep = false
-
-    @Flag(help: "Print every figure as one JSON object instead of tables.")
-    var json = false
-
     func validate() throws {
-        guard (1...4096).contains(size) else { throw ValidationError("--size must be between 1 and 4096.") }
-        guard (1...3600).contains(duration) else { throw ValidationError("--duration must be between 1 and 3600 seconds.") }
-        guard (0...600).contains(warmup) else { throw ValidationError("--warmup must be between 0 and 600 seconds.") }
-        guard (1...50).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 50.") }
-        guard threads >= 1, connections >= threads else { throw ValidationError("--connections must be at least --threads (>= 1).") }
+        guard (1...4096).contains(hits.size) else { throw ValidationError("--size must be between 1 and 4096.") }
         guard hotConnections >= 1, stormConnections >= 1 else { throw ValidationError("connection counts must be at least 1.") }
         guard (0...10_000).contains(hotDelayMs) else { throw ValidationError("--hot-delay-ms must be between 0 and 10000.") }
         guard (5...86_400).contains(rssDuration) else { throw ValidationError("--rss-duration must be between 5 and 86400 seconds.") }
@@ -141,21 +112,10 @@ struct BenchServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        #if DEBUG
-        FileHandle.standardError.write(Data("warning: this is a debug build; its figures mean little. Build with swift build -c release.\n".utf8))
-        #endif
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
-            FileHandle.standardError.write(Data("bench serve: skipped: the corpus folder \(corpus) does not exist (give one with --corpus DIR).\n".utf8))
-            return
-        }
+        guard hits.corpusExists(benchmark: "bench serve") else { return }
         var runner = try BenchServeRunner(options: self)
         defer { runner.cleanUp() }
         let results = try runner.run()
-        if json {
-            try printBenchJSON(results)
-        } else {
-            print(results.render(), terminator: "")
-        }
+        try hits.print(results) { results.render() }
     }
 }

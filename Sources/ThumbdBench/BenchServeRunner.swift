@@ -59,7 +59,7 @@ struct BenchServeRunner {
     mutating func cleanUp() {
         for child in children.reversed() { child.stop(SIGTERM, grace: 5) }
         children.removeAll()
-        if options.keep {
+        if options.hits.keep {
             FileHandle.standardError.write(Data("bench: kept the scratch folder \(root) (logs in \(logs))\n".utf8))
         } else {
             try? FileManager.default.removeItem(atPath: root)
@@ -91,20 +91,20 @@ struct BenchServeRunner {
     mutating func run() throws -> BenchServeResults {
         var results = BenchServeResults(cores: cores, build: Self.buildKind, thumbd: executable,
                                         nginxVersion: nginx.flatMap(BenchNginx.version), wrkVersion: BenchWrk.version(executable: wrk),
-                                        corpus: options.corpus, size: options.size)
+                                        corpus: options.hits.corpus, size: options.hits.size)
         if nginx == nil {
             results.notes.append("nginx is not installed (\(BenchNginx.installHint)): no ratios against it")
             say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
         }
         var photos = try corpusPhotos()
-        guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(options.corpus)") }
+        guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(options.hits.corpus)") }
 
-        say("origin: python3 -m http.server over \(options.corpus) (\(photos.count) photos)")
-        let origin = track(try BenchOrigin.start(python: python, directory: options.corpus, logs: logs))
+        say("origin: python3 -m http.server over \(options.hits.corpus) (\(photos.count) photos)")
+        let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))
         for index in photos.indices {
             let name = photos[index].name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photos[index].name
             photos[index].originURL = "http://127.0.0.1:\(origin.port)/\(name)"
-            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(options.size)"
+            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(options.hits.size)"
         }
 
         let needsHotDaemons = !options.noHits || !options.noStorm
@@ -188,11 +188,11 @@ struct BenchServeRunner {
     }
 
     private func corpusPhotos() throws -> [Photo] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: options.corpus).sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: options.hits.corpus).sorted()
         return names.compactMap { name -> Photo? in
             let ext = (name as NSString).pathExtension.lowercased()
             guard ["jpg", "jpeg", "png", "webp"].contains(ext) else { return nil }
-            let file = (options.corpus as NSString).appendingPathComponent(name)
+            let file = (options.hits.corpus as NSString).appendingPathComponent(name)
             var megapixels = 0.0
             if let bytes = try? InputFile.read(file), let info = try? ImageCodecs.readInfo(bytes) {
                 megapixels = Double(info.width) * Double(info.height) / 1e6
@@ -253,15 +253,15 @@ struct BenchServeRunner {
             var answeredBy: [String: Int]?
         }
         var runs: [Target: [Run]] = [:]
-        for round in 1...options.rounds {
+        for round in 1...options.hits.rounds {
             for (target, server, script) in targets {
                 let name = "\(target)-round\(round)"
-                say("hits: \(server.process.name), round \(round) of \(options.rounds): \(options.warmup) s warm-up, \(options.duration) s measured")
-                if options.warmup > 0 {
+                say("hits: \(server.process.name), round \(round) of \(options.hits.rounds): \(options.hits.warmup) s warm-up, \(options.hits.duration) s measured")
+                if options.hits.warmup > 0 {
                     let warm = try BenchWrk.start(executable: wrk, name: name + "-warmup", port: server.port, script: script,
-                                                  threads: options.threads, connections: options.connections, seconds: options.warmup,
+                                                  threads: options.hits.threads, connections: options.hits.connections, seconds: options.hits.warmup,
                                                   timeoutSeconds: 5, directory: logs)
-                    _ = try BenchWrk.finish(warm, threads: options.threads, connections: options.connections, waitSeconds: Double(options.warmup))
+                    _ = try BenchWrk.finish(warm, threads: options.hits.threads, connections: options.hits.connections, waitSeconds: Double(options.hits.warmup))
                 }
                 let isDaemon = target != .nginx
                 let pids: () -> [pid_t] = { isDaemon ? [server.process.pid] : [server.process.pid] + BenchProc.children(of: server.process.pid) }
@@ -269,10 +269,10 @@ struct BenchServeRunner {
                 let before = isDaemon ? BenchMetrics.scrape(port: server.port) : nil
                 let start = BenchCPUSnapshot.take(groups: [(label, pids())], threadsOf: isDaemon ? server.process.pid : nil)
                 let load = try BenchWrk.start(executable: wrk, name: name, port: server.port, script: script,
-                                              threads: options.threads, connections: options.connections, seconds: options.duration,
+                                              threads: options.hits.threads, connections: options.hits.connections, seconds: options.hits.duration,
                                               timeoutSeconds: 5, directory: logs)
-                let result = try BenchWrk.finish(load, threads: options.threads, connections: options.connections,
-                                                 waitSeconds: Double(options.duration))
+                let result = try BenchWrk.finish(load, threads: options.hits.threads, connections: options.hits.connections,
+                                                 waitSeconds: Double(options.hits.duration))
                 let end = BenchCPUSnapshot.take(groups: [(label, pids())], threadsOf: isDaemon ? server.process.pid : nil)
                 var cpu = BenchCPUUsage(from: start, to: end, cores: cores)
                 if let wrkSeconds = load.cpuSeconds {
@@ -308,8 +308,8 @@ struct BenchServeRunner {
             return BenchServeResults.Series(name: name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
                                             answeredBy: median.answeredBy)
         }
-        var hits = BenchServeResults.Hits(seconds: options.duration, warmupSeconds: options.warmup, rounds: options.rounds,
-                                          threads: options.threads, connections: options.connections,
+        var hits = BenchServeResults.Hits(seconds: options.hits.duration, warmupSeconds: options.hits.warmup, rounds: options.hits.rounds,
+                                          threads: options.hits.threads, connections: options.hits.connections,
                                           nginx: series(.nginx, "nginx, static files"), memory: series(.memory, "thumbd, memory hits"),
                                           disk: series(.disk, "thumbd, disk hits"))
         if let disk {

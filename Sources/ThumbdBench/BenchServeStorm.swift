@@ -16,7 +16,7 @@ extension BenchServeRunner {
 
     func storm(_ daemon: BenchServer, photos: [Photo], notes: inout [String]) throws -> BenchServeResults.Storm {
         let hotScript = BenchWrk.rotatingScript(paths: photos.map(\.hotPath), delayMs: options.hotDelayMs)
-        let seconds = options.duration
+        let seconds = options.hits.duration
         say("storm: hot URLs alone, wrk -t1 -c\(options.hotConnections) pausing \(options.hotDelayMs) ms before each request, \(seconds) s")
         let alone = try BenchWrk.finish(
             try BenchWrk.start(executable: wrk, name: "hot-alone", port: daemon.port, script: hotScript, threads: 1,
