@@ -112,7 +112,7 @@ public final class TwoTierCache: Sendable {
                                 contentType: meta.contentType, checksum: meta.checksum, validated: Date(timeIntervalSince1970: meta.validated))
             }
             // Held without metadata (swept in a race, or set on the memory tier directly): ask the disk's map.
-            if let entry = (try? disk?.entry(for: key)) ?? nil {
+            if let entry = (try? disk?.read(key, .facts, countingHit: false))??.entry {
                 return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(entry.validated.timeIntervalSince1970, now),
                                 validators: entry.validators, contentType: entry.contentType, checksum: entry.checksum,
                                 validated: entry.validated)
@@ -121,20 +121,20 @@ public final class TwoTierCache: Sendable {
                             checksum: Hash256.of(bytes).hex, validated: nil)
         }
         guard let disk else { return nil }
-        let hit: DiskContent?
-        do { hit = try disk.content(key) } catch {
+        let hit: DiskRead?
+        do { hit = try disk.read(key, .bytes) } catch {
             report(error)
             return nil
         }
         guard let hit else { return nil }
-        let facts = hit.facts
+        let entry = hit.entry
         if hit.bytes.count <= memory.maxEntryBytes, memory.limits.maxEntries > 0 {
-            remember(Metadata(key: key, validated: facts.validated, validators: facts.validators, contentType: facts.contentType,
-                              checksum: facts.checksum))
+            remember(Metadata(key: key, validated: entry.validated.timeIntervalSince1970, validators: entry.validators,
+                              contentType: entry.contentType, checksum: entry.checksum))
             memory.set(key, hit.bytes)
         }
-        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: facts.isStale, validators: facts.validators,
-                        contentType: facts.contentType, checksum: facts.checksum, validated: Date(timeIntervalSince1970: facts.validated))
+        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: hit.isStale, validators: entry.validators,
+                        contentType: entry.contentType, checksum: entry.checksum, validated: entry.validated)
     }
 
     /// Whether `key` is held and fresh, without reading its bytes, counting a hit or promoting it
@@ -143,7 +143,7 @@ public final class TwoTierCache: Sendable {
     public func isFresh(_ key: CacheKey) -> Bool {
         let now = clock.seconds
         if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) { return !isStale(meta.validated, now) }
-        guard let entry = (try? disk?.entry(for: key)) ?? nil else { return false }
+        guard let entry = (try? disk?.read(key, .facts, countingHit: false))??.entry else { return false }
         return !isStale(entry.validated.timeIntervalSince1970, now)
     }
 
@@ -153,7 +153,7 @@ public final class TwoTierCache: Sendable {
     public func servable(_ key: CacheKey) -> Servable? {
         if let disk, memory.limits.maxEntries == 0 || memory.maxEntryBytes == 0, !memory.contains(key) {
             do {
-                if let file = try disk.checkedFile(key) { return .file(file) }
+                if let file = try disk.read(key, .verifiedFile) { return .file(file) }
             } catch {
                 report(error)
                 return nil
@@ -164,14 +164,15 @@ public final class TwoTierCache: Sendable {
 
     public enum Servable: Sendable {
         case bytes(CacheHit)
-        case file(DiskFile)
+        /// An entry whose file this process has checked: send `entry.filePath` as is.
+        case file(DiskRead)
     }
 
     /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to
     /// another program), or nil.
     public func fileURL(for key: CacheKey) -> URL? {
         guard let disk else { return nil }
-        do { return try disk.fileURL(for: key) } catch {
+        do { return try disk.read(key, .facts, countingHit: false)?.entry.fileURL } catch {
             report(error)
             return nil
         }

@@ -172,7 +172,7 @@ struct BenchUICommand: AsyncParsableCommand {
         for _ in 0..<(count / 2) {
             let index = Int(Double(count) * pow(Double.random(in: 0..<1, using: &random), 3))
             clock.withLock { $0 += 0.1 }
-            _ = try cache.content(keys[min(count - 1, index)])
+            _ = try cache.read(keys[min(count - 1, index)], .bytes)
         }
         return BenchStats.now() - start
     }

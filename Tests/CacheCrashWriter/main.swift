@@ -56,7 +56,7 @@ case "write":
                 let bytes = CrashPayload.make(digest: key.digest, generation: generation, bodyLength: length)
                 try cache.store(key, bytes, validators: CacheValidators(etag: "\"g\(generation)\""), contentType: "application/x-thumbd-test")
             case 60..<75:
-                _ = try cache.lookup(key)
+                _ = try cache.read(key, .bytes)
             case 75..<83:
                 try cache.remove(key)
             case 83..<86:
@@ -66,7 +66,7 @@ case "write":
             case 92..<93:
                 try cache.flushAccessLog()
             default:
-                _ = try cache.lookup(key)
+                _ = try cache.read(key, .bytes)
             }
         } catch {
             fail("operation failed: \(error)")
@@ -117,7 +117,7 @@ case "fsize":
         } catch {
             failed += 1
         }
-        if n % 7 == 0 { _ = try? cache.lookup(CrashKeys.key(n / 3, (n / 3) % 4)) }
+        if n % 7 == 0 { _ = try? cache.read(CrashKeys.key(n / 3, (n / 3) % 4), .bytes) }
     }
     cache.close()
     say("stored=\(stored) failed=\(failed)")

@@ -41,7 +41,7 @@ struct CrashTests {
             // Every entry the cache lists is served, and is exactly what the writer stored for its key.
             let entries = try cache.entries(limit: nil)
             for entry in entries {
-                let hit = try #require(try cache.lookup(entry.key), "round \(round): listed but not served: \(entry.key)")
+                let hit = try #require(try cache.read(entry.key, .bytes), "round \(round): listed but not served: \(entry.key)")
                 let generation = CrashPayload.check(hit.bytes, key: entry.key)
                 #expect(generation != nil, "round \(round): wrong bytes for \(entry.key)")
                 if let generation { #expect(hit.entry.validators.etag == "\"g\(generation)\"", "round \(round): metadata of another write") }
@@ -80,7 +80,7 @@ struct CrashTests {
         #expect(try reader.stats().thumbnails.entries == 5)
         for i in 0..<5 {
             let key = CrashKeys.key(i, 0)
-            let hit = try #require(try reader.lookup(key))
+            let hit = try #require(try reader.read(key, .bytes))
             #expect(CrashPayload.check(hit.bytes, key: key) == UInt64(i + 1))
         }
         #expect(try reader.verify().isClean)
@@ -147,7 +147,7 @@ struct CrashTests {
         let entries = try cache.entries(limit: nil)
         #expect(!entries.isEmpty)
         for entry in entries {
-            let hit = try #require(try cache.lookup(entry.key))
+            let hit = try #require(try cache.read(entry.key, .bytes))
             #expect(CrashPayload.check(hit.bytes, key: entry.key) != nil)
         }
         let usage = cache.usage

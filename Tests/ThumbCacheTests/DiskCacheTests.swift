@@ -15,7 +15,7 @@ struct DiskCacheTests {
         let bytes = DiskTest.bytes(5000)
         try cache.store(key, bytes, validators: CacheValidators(etag: "\"abc\"", lastModified: "Tue, 01 Oct 2024 10:00:00 GMT"),
                         contentType: "image/jpeg")
-        let hit = try #require(try cache.lookup(key))
+        let hit = try #require(try cache.read(key, .bytes))
         #expect(hit.bytes == bytes)
         #expect(!hit.isStale)
         #expect(hit.entry.key == key && hit.entry.size == 5000 && hit.entry.hits == 1)
@@ -23,15 +23,15 @@ struct DiskCacheTests {
         #expect(hit.entry.contentType == "image/jpeg")
         #expect(hit.entry.checksum.count == 64)
         // The file holds exactly the bytes: no header.
-        let file = try #require(try cache.fileURL(for: key))
+        let file = try #require(try cache.read(key, .facts, countingHit: false)?.entry.fileURL)
         #expect(file.path == DiskTest.dataPath(dir, key))
         #expect([UInt8](try Data(contentsOf: file)) == bytes)
         #expect(FileManager.default.fileExists(atPath: file.path + ".meta"))
-        #expect(try cache.lookup(DiskTest.key(2)) == nil)
-        #expect(try cache.fileURL(for: DiskTest.key(2)) == nil)
+        #expect(try cache.read(DiskTest.key(2), .bytes) == nil)
+        #expect(try cache.read(DiskTest.key(2), .facts, countingHit: false)?.entry.fileURL == nil)
         #expect(DiskTest.temporaryFiles(in: dir).isEmpty)
         cache.close()
-        #expect(throws: CacheError.closed) { try cache.lookup(key) }
+        #expect(throws: CacheError.closed) { try cache.read(key, .bytes) }
     }
 
     @Test func evictsLeastRecentlyUsedFirst() throws {
@@ -41,7 +41,7 @@ struct DiskCacheTests {
         let (a, b, c, d) = (DiskTest.key(1), DiskTest.key(2), DiskTest.key(3), DiskTest.key(4))
         for (i, key) in [a, b, c].enumerated() { try cache.store(key, DiskTest.bytes(3000, seed: UInt64(i))) }
         #expect(cache.lruOrder(originals: false) == [a, b, c].map(\.digest))
-        _ = try cache.lookup(a)  // a becomes the most recent; b is now the oldest
+        _ = try cache.read(a, .bytes)  // a becomes the most recent; b is now the oldest
         #expect(cache.lruOrder(originals: false) == [b, c, a].map(\.digest))
         try cache.store(d, DiskTest.bytes(3000, seed: 9))
         #expect(!cache.contains(b))
@@ -72,7 +72,7 @@ struct DiskCacheTests {
                 while model.reduce(0, { $0 + $1.size }) + size > budget { model.removeFirst() }
                 model.append((key.digest, size))
             case 5..<8:
-                let hit = try cache.lookup(key)
+                let hit = try cache.read(key, .bytes)
                 if let index = model.firstIndex(where: { $0.digest == key.digest }) {
                     #expect(hit != nil)
                     model.append(model.remove(at: index))
@@ -144,7 +144,7 @@ struct DiskCacheTests {
         let key = DiskTest.key(1)
         try cache.store(key, DiskTest.bytes(3000, seed: 1), validators: CacheValidators(etag: "\"1\""))
         try cache.store(key, DiskTest.bytes(2000, seed: 2), validators: CacheValidators(etag: "\"2\""))
-        let hit = try #require(try cache.lookup(key))
+        let hit = try #require(try cache.read(key, .bytes))
         #expect(hit.bytes == DiskTest.bytes(2000, seed: 2) && hit.entry.validators.etag == "\"2\"")
         #expect(cache.usage.thumbnails == CacheTierUsage(entries: 1, bytes: 2000, maxBytes: 1 << 20))
         #expect(DiskTest.files(in: dir) == DiskTest.Files(entries: 1, bytes: 2000, sidecars: 1))
@@ -158,10 +158,10 @@ struct DiskCacheTests {
         do {
             let cache = try DiskCache.open(at: dir, limits: DiskTest.limits(1 << 20), warn: warnings.sink)
             for (i, key) in keys.enumerated() { try cache.store(key, DiskTest.bytes(1000 + i, seed: UInt64(i))) }
-            _ = try cache.lookup(keys[0])
-            _ = try cache.lookup(keys[0])
-            _ = try cache.lookup(keys[2])
-            _ = try cache.lookup(DiskTest.key(99))
+            _ = try cache.read(keys[0], .bytes)
+            _ = try cache.read(keys[0], .bytes)
+            _ = try cache.read(keys[2], .bytes)
+            _ = try cache.read(DiskTest.key(99), .bytes)
             cache.close()
         }
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("clean-shutdown").path))
@@ -169,10 +169,10 @@ struct DiskCacheTests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("clean-shutdown").path))
         #expect(warnings.all.isEmpty)
         #expect(cache.lruOrder(originals: false) == [keys[1], keys[3], keys[0], keys[2]].map(\.digest))
-        #expect(try cache.entry(for: keys[0])?.hits == 2)
+        #expect(try cache.read(keys[0], .facts, countingHit: false)?.entry.hits == 2)
         let stats = try cache.stats()
         #expect(stats.hits == 3 && stats.misses == 1 && stats.thumbnails.entries == 4)
-        for (i, key) in keys.enumerated() { #expect(try cache.lookup(key)?.bytes == DiskTest.bytes(1000 + i, seed: UInt64(i))) }
+        for (i, key) in keys.enumerated() { #expect(try cache.read(key, .bytes)?.bytes == DiskTest.bytes(1000 + i, seed: UInt64(i))) }
     }
 
     @Test func accessTimesAndHitsAreWrittenInBatches() throws {
@@ -184,12 +184,12 @@ struct DiskCacheTests {
         let cache = try DiskCache.open(at: dir, limits: limits)
         let key = DiskTest.key(1)
         try cache.store(key, DiskTest.bytes(100))
-        for _ in 0..<5 { _ = try cache.lookup(key) }
-        #expect(try cache.entry(for: key)?.hits == 5)  // the owner's map is exact at once
+        for _ in 0..<5 { _ = try cache.read(key, .bytes) }
+        #expect(try cache.read(key, .facts, countingHit: false)?.entry.hits == 5)  // the owner's map is exact at once
         let reader = try DiskCache.open(at: dir, mode: .readOnly)
-        #expect(try reader.entry(for: key)?.hits == 0)  // the index has not been written yet
+        #expect(try reader.read(key, .facts, countingHit: false)?.entry.hits == 0)  // the index has not been written yet
         try cache.flushAccessLog()
-        #expect(try reader.entry(for: key)?.hits == 5)
+        #expect(try reader.read(key, .facts, countingHit: false)?.entry.hits == 5)
         // A batch of `accessFlushBatch` hits is written without being asked.
         var small = DiskTest.limits(1 << 20)
         small.accessFlushBatch = 3
@@ -198,8 +198,8 @@ struct DiskCacheTests {
         cache.close()
         let batched = try DiskCache.open(at: dir, limits: small)
         let reader2 = try DiskCache.open(at: dir, mode: .readOnly)
-        for _ in 0..<3 { _ = try batched.lookup(key) }
-        #expect(try reader2.entry(for: key)?.hits == 8)
+        for _ in 0..<3 { _ = try batched.read(key, .bytes) }
+        #expect(try reader2.read(key, .facts, countingHit: false)?.entry.hits == 8)
     }
 
     @Test func ttlMarksEntriesStaleAndRefreshRevalidates() throws {
@@ -213,9 +213,9 @@ struct DiskCacheTests {
             let cache = try DiskCache.open(at: dir, limits: limits, clock: clock.clock)
             try cache.store(key, DiskTest.bytes(100), validators: CacheValidators(etag: "\"v1\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT"))
             clock.advance(59)
-            #expect(try cache.lookup(key)?.isStale == false)
+            #expect(try cache.read(key, .bytes)?.isStale == false)
             clock.advance(2)
-            let stale = try #require(try cache.lookup(key))
+            let stale = try #require(try cache.read(key, .bytes))
             #expect(stale.isStale)
             #expect(stale.entry.validators == CacheValidators(etag: "\"v1\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT"))
             #expect(try cache.stats().staleEntries == 1)
@@ -223,9 +223,9 @@ struct DiskCacheTests {
         }
         // Still stale (and still with its validators) after a restart.
         let cache = try DiskCache.open(at: dir, limits: limits, clock: clock.clock)
-        #expect(try cache.lookup(key)?.isStale == true)
+        #expect(try cache.read(key, .bytes)?.isStale == true)
         #expect(try cache.refresh(key, validators: CacheValidators(etag: "\"v2\"")))
-        let fresh = try #require(try cache.lookup(key))
+        let fresh = try #require(try cache.read(key, .bytes))
         #expect(!fresh.isStale && fresh.entry.validators.etag == "\"v2\"")
         #expect(try cache.refresh(DiskTest.key(2)) == false)
         #expect(try cache.verify().isClean)  // the sidecar follows the new validators
@@ -249,7 +249,7 @@ struct DiskCacheTests {
         #expect(DiskTest.files(in: dir) == DiskTest.Files())
         #expect(try cache.stats().entries == 0 && cache.usage.thumbnails.entries == 0)
         try cache.store(DiskTest.key(7), DiskTest.bytes(10))  // still usable
-        #expect(try cache.lookup(DiskTest.key(7)) != nil)
+        #expect(try cache.read(DiskTest.key(7), .bytes) != nil)
     }
 
     @Test func listingsAndStatistics() throws {
@@ -264,8 +264,8 @@ struct DiskCacheTests {
         }
         try cache.store(DiskTest.key(0, variant: .original, host: "a.example"), DiskTest.bytes(7000))
         clock.advance(1)
-        for _ in 0..<3 { _ = try cache.lookup(DiskTest.key(1, host: "a.example")) }
-        _ = try cache.lookup(DiskTest.key(42))
+        for _ in 0..<3 { _ = try cache.read(DiskTest.key(1, host: "a.example"), .bytes) }
+        _ = try cache.read(DiskTest.key(42), .bytes)
 
         let bySize = try cache.entries(sortedBy: .size)
         #expect(bySize.map(\.size) == [3_000_000, 100_000, 20_000, 7000, 2000, 500])
@@ -326,15 +326,15 @@ struct DiskCacheTests {
         let key = DiskTest.key(1)
         try owner.store(key, DiskTest.bytes(1234), validators: CacheValidators(etag: "\"x\""))
         let reader = try DiskCache.open(at: dir, mode: .readOnly)
-        let hit = try #require(try reader.lookup(key))
+        let hit = try #require(try reader.read(key, .bytes))
         #expect(hit.bytes == DiskTest.bytes(1234) && hit.entry.validators.etag == "\"x\"")
-        #expect(try reader.fileURL(for: key)?.path == DiskTest.dataPath(dir, key))
+        #expect(try reader.read(key, .facts, countingHit: false)?.entry.fileURL.path == DiskTest.dataPath(dir, key))
         #expect(try reader.entries().count == 1 && reader.contains(key))
         #expect(try reader.stats().thumbnails.bytes == 1234)
         #expect(try reader.verify().isClean)
         // Changes the owner makes after the reader opened are visible to it.
         try owner.store(DiskTest.key(2), DiskTest.bytes(10))
-        #expect(try reader.lookup(DiskTest.key(2))?.bytes == DiskTest.bytes(10))
+        #expect(try reader.read(DiskTest.key(2), .bytes)?.bytes == DiskTest.bytes(10))
         let changes: [() throws -> Void] = [
             { try reader.store(DiskTest.key(3), [1]) }, { _ = try reader.remove(key) }, { try reader.clear() },
             { _ = try reader.verify(repair: true) }, { _ = try reader.refresh(key) }, { _ = try reader.removeAll(url: key.url) },
@@ -349,7 +349,7 @@ struct DiskCacheTests {
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
         let filesBefore = DiskTest.files(in: dir)
         let alone = try DiskCache.open(at: dir, mode: .readOnly)
-        #expect(try alone.lookup(key)?.bytes == DiskTest.bytes(1234))
+        #expect(try alone.read(key, .bytes)?.bytes == DiskTest.bytes(1234))
         alone.close()
         let added = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path)).subtracting(before)
         #expect(added.isSubset(of: ["index.sqlite-wal", "index.sqlite-shm"]), "\(added)")
@@ -364,7 +364,7 @@ struct DiskCacheTests {
         let owner = try DiskCache.open(at: dir)
         let key = DiskTest.key(5)
         try owner.store(key, DiskTest.bytes(4321), validators: CacheValidators(etag: "\"e\""), contentType: "image/jpeg")
-        let checksum = try #require(try owner.entry(for: key)?.checksum)
+        let checksum = try #require(try owner.read(key, .facts, countingHit: false)?.entry.checksum)
         let result = try ChildProcess.run("sqlite3", ["-readonly", dir.appendingPathComponent("index.sqlite").path,
             "SELECT url, variant, kind, file, size, sha256, etag, content_type FROM entries"], timeoutSeconds: 30)
         #expect(result.status == 0, "\(result.stderrText)")

@@ -37,7 +37,7 @@ struct DiskConcurrencyTests {
                                 try cache.store(key, CrashPayload.make(digest: key.digest, generation: generation, bodyLength: length),
                                                 validators: CacheValidators(etag: "\"g\(generation)\""))
                             case 40..<75:
-                                if let hit = try cache.lookup(key) {
+                                if let hit = try cache.read(key, .bytes) {
                                     let found = CrashPayload.check(hit.bytes, key: key)
                                     if found == nil { problems.append("wrong bytes for \(key)") }
                                 }
@@ -49,7 +49,7 @@ struct DiskConcurrencyTests {
                                 try cache.refresh(key, validators: nil)
                             case 90..<94:
                                 // A file handed out by path is complete while it exists.
-                                if let url = try cache.fileURL(for: key), let data = try? Data(contentsOf: url),
+                                if let url = try cache.read(key, .facts, countingHit: false)?.entry.fileURL, let data = try? Data(contentsOf: url),
                                    CrashPayload.check([UInt8](data), key: key) == nil {
                                     problems.append("wrong file for \(key)")
                                 }
@@ -93,7 +93,7 @@ struct DiskConcurrencyTests {
         #expect(reopened.usage.thumbnails == usage.thumbnails && reopened.usage.originals == usage.originals)
         #expect(try reopened.verify().isClean)
         for entry in try reopened.entries(limit: nil) {
-            let hit = try #require(try reopened.lookup(entry.key))
+            let hit = try #require(try reopened.read(entry.key, .bytes))
             #expect(CrashPayload.check(hit.bytes, key: entry.key) != nil)
         }
     }

@@ -17,7 +17,7 @@ import ThumbCache
         }
         for i in stride(from: 0, to: 240, by: 7) {
             let host = ["a.example", "b.example", "c.example:8080"][i % 3]
-            for _ in 0..<(i % 4) { _ = try cache.lookup(DiskTest.key(i, variant: i % 17 == 0 ? .original : DiskTest.thumb, host: host)) }
+            for _ in 0..<(i % 4) { _ = try cache.read(DiskTest.key(i, variant: i % 17 == 0 ? .original : DiskTest.thumb, host: host), .bytes) }
             clock.advance(1)
         }
         return cache

@@ -22,7 +22,7 @@ struct DiskRepairTests {
 
     private func expectAll(_ stored: [(CacheKey, [UInt8])], in cache: DiskCache) throws {
         for (i, (key, bytes)) in stored.enumerated() {
-            let hit = try #require(try cache.lookup(key), "entry \(i)")
+            let hit = try #require(try cache.read(key, .bytes), "entry \(i)")
             #expect(hit.bytes == bytes)
             #expect(hit.entry.validators.etag == "\"e\(i)\"")
             #expect(hit.entry.validators.lastModified == (i % 2 == 0 ? "Mon, 01 Jan 2024 00:00:00 GMT" : nil))
@@ -79,10 +79,10 @@ struct DiskRepairTests {
         let warnings = WarningLog()
         let cache = try DiskCache.open(at: dir, limits: DiskTest.limits(1 << 20), warn: warnings.sink)
         #expect(warnings.all.isEmpty)  // a clean start trusts the index…
-        #expect(try cache.lookup(victim) == nil)  // …but a lookup checks the size
+        #expect(try cache.read(victim, .bytes) == nil)  // …but a lookup checks the size
         #expect(warnings.contains("has 100 bytes"), "\(warnings.all)")
         #expect(!cache.contains(victim) && !FileManager.default.fileExists(atPath: DiskTest.dataPath(dir, victim)))
-        for i in [0, 4, 6, 15] { #expect(try cache.lookup(stored[i].0)?.bytes == stored[i].1) }
+        for i in [0, 4, 6, 15] { #expect(try cache.read(stored[i].0, .bytes)?.bytes == stored[i].1) }
         #expect(try cache.verify().isClean)
     }
 
@@ -111,7 +111,7 @@ struct DiskRepairTests {
         }
         let warnings = WarningLog()
         let cache = try DiskCache.open(at: dir, limits: DiskTest.limits(1 << 20), warn: warnings.sink)
-        #expect(try cache.lookup(stored[1].0) == nil)
+        #expect(try cache.read(stored[1].0, .bytes) == nil)
         #expect(warnings.contains("does not match its checksum"))
         let report = try cache.verify()
         #expect(report.problems.map(\.kind) == [.checksumMismatch])
@@ -152,7 +152,7 @@ struct DiskRepairTests {
         #expect(repaired.repaired && repaired.problems.count == 6)
         #expect(try cache.verify().isClean)
         #expect(!cache.contains(stored[0].0) && !cache.contains(stored[1].0))
-        #expect(try cache.lookup(stored[3].0)?.bytes == stored[3].1)  // its sidecar was rewritten
+        #expect(try cache.read(stored[3].0, .bytes)?.bytes == stored[3].1)  // its sidecar was rewritten
         #expect(DiskTest.files(in: dir) == DiskTest.Files(entries: 14, bytes: cache.usage.thumbnails.bytes + cache.usage.originals.bytes, sidecars: 14))
         #expect(DiskTest.temporaryFiles(in: dir).isEmpty)
     }
@@ -189,7 +189,7 @@ struct DiskRepairTests {
         let warnings = WarningLog()
         let cache = try DiskCache.open(at: dir, limits: DiskTest.limits(1 << 20), warn: warnings.sink)
         #expect(warnings.contains("1 adopted from their metadata, 1 index rows dropped"), "\(warnings.all)")
-        let adopted = try #require(try cache.lookup(committedKey))
+        let adopted = try #require(try cache.read(committedKey, .bytes))
         #expect(adopted.bytes == DiskTest.bytes(777, seed: 900) && adopted.entry.validators.etag == "\"late\"")
         #expect(!cache.contains(halfKey) && !cache.contains(tornKey) && !cache.contains(stored[6].0))
         #expect(!FileManager.default.fileExists(atPath: DiskTest.dataPath(dir, halfKey) + ".meta"))
@@ -236,7 +236,7 @@ struct DiskRepairTests {
             #expect(usage.entries == survivors.count)
             #expect(DiskTest.files(in: dir) == DiskTest.Files(entries: survivors.count, bytes: usage.bytes, sidecars: survivors.count))
             #expect(DiskTest.temporaryFiles(in: dir).isEmpty)
-            for (key, bytes) in survivors { #expect(try cache.lookup(key)?.bytes == bytes) }
+            for (key, bytes) in survivors { #expect(try cache.read(key, .bytes)?.bytes == bytes) }
             try cache.store(DiskTest.key(11), DiskTest.bytes(400))  // the next store works (and fits)
             survivors.append((DiskTest.key(11), DiskTest.bytes(400)))
             #expect(cache.usage.thumbnails.entries == survivors.count)
@@ -244,7 +244,7 @@ struct DiskRepairTests {
         }
         let reopened = try DiskCache.open(at: dir, limits: DiskTest.limits(limit), warn: warnings.sink)
         #expect(warnings.all.isEmpty, "\(warnings.all)")
-        for (key, bytes) in survivors { #expect(try reopened.lookup(key)?.bytes == bytes) }
+        for (key, bytes) in survivors { #expect(try reopened.read(key, .bytes)?.bytes == bytes) }
         #expect(try reopened.verify().isClean)
     }
 
@@ -258,11 +258,11 @@ struct DiskRepairTests {
         for i in 0..<20 { try cache.store(DiskTest.key(i), DiskTest.bytes(100, seed: UInt64(i))) }
         try FileManager.default.removeItem(at: dir.appendingPathComponent("tmp"))
         try FileManager.default.removeItem(at: dir.appendingPathComponent("objects"))
-        for i in 0..<20 { #expect(try cache.lookup(DiskTest.key(i)) == nil) }
+        for i in 0..<20 { #expect(try cache.read(DiskTest.key(i), .bytes) == nil) }
         #expect(warnings.all.count == 5, "\(warnings.all)")
         #expect(cache.usage.thumbnails.entries == 0)
         try cache.store(DiskTest.key(100), DiskTest.bytes(300))
-        #expect(try cache.lookup(DiskTest.key(100))?.bytes == DiskTest.bytes(300))
+        #expect(try cache.read(DiskTest.key(100), .bytes)?.bytes == DiskTest.bytes(300))
         #expect(try cache.verify().isClean)
     }
 

@@ -42,12 +42,12 @@ struct TwoTierCacheTests {
         for _ in 0..<5 { #expect(cache.get(hot)?.tier == .memory) }
         let diskHits = disk.activity.hits
         cache.recordMemoryHits()
-        let entry = try #require(try disk.entry(for: hot))
+        let entry = try #require(try disk.read(hot, .facts, countingHit: false)?.entry)
         #expect(entry.hits == 5 && entry.lastAccess.timeIntervalSince1970 == 1_700_000_011)
         #expect(disk.lruOrder(originals: false) == [cold.digest, hot.digest], "the hot entry is no longer next to go")
         #expect(disk.activity.hits == diskHits)
         cache.recordMemoryHits()  // nothing new
-        #expect(try disk.entry(for: hot)?.hits == 5 && disk.entry(for: cold)?.hits == 0)
+        #expect(try disk.read(hot, .facts, countingHit: false)?.entry.hits == 5 && disk.read(cold, .facts, countingHit: false)?.entry.hits == 0)
         // Written to the index, so a listing (and a reader beside the daemon) sees them.
         #expect(try disk.entries(sortedBy: .hits).first?.hits == 5)
         #expect(cache.memory.consistencyProblems().isEmpty)

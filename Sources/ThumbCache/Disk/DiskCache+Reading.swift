@@ -8,40 +8,64 @@ import Darwin
 
 /// Reading entries: what a request, a listing or a check needs of one entry.
 extension DiskCache {
-    // MARK: Lookups
+    // MARK: Reading
 
-    /// The bytes for `key`, or nil on a miss. A hit counts (hits, last access, LRU position).
-    /// A file that is missing, shorter or different from what the index says is dropped with a
-    /// warning and reported as a miss, never served.
-    public func lookup(_ key: CacheKey) throws(CacheError) -> DiskHit? {
+    /// `key`'s entry, read as far as `need` asks and no further, or nil on a miss.
+    ///
+    /// `countingHit` says whether the read is a use of the entry (hits, last access, LRU position):
+    /// serving is; looking (the inspector, a prefetch's freshness check, a tool) is not, so it
+    /// changes nothing. Only a counted `.bytes` read counts misses, as only it answers a request
+    /// (a `.verifiedFile` miss falls back to one). A file that is missing, shorter or different
+    /// from what the index says is dropped with a warning by a counted `.bytes` read and reported
+    /// as a miss, never served. A read-only cache never counts or drops anything.
+    public func read(_ key: CacheKey, _ need: DiskRead.Need, countingHit: Bool = true) throws(CacheError) -> DiskRead? {
         guard let id = Hash256(hex: key.digest) else { return nil }
-        if mode == .readOnly { return try readOnlyLookup(key, id: id) }
-        guard let (bytes, record, stale) = try ownerLookup(id) else { return nil }
-        return DiskHit(bytes: bytes, entry: entry(key: key, record: record), isStale: stale)
-    }
-
-    /// `lookup` without the listing's `CacheEntry` (its file URL and dates cost more than reading
-    /// a small file from the page cache): what serving a hit needs.
-    public func content(_ key: CacheKey) throws(CacheError) -> DiskContent? {
-        guard let id = Hash256(hex: key.digest) else { return nil }
-        if mode == .readOnly {
-            return try readOnlyLookup(key, id: id).map { hit in
-                DiskContent(bytes: hit.bytes, facts: DiskEntryFacts(checksum: hit.entry.checksum, contentType: hit.entry.contentType,
-                                                                    validators: hit.entry.validators,
-                                                                    validated: hit.entry.validated.timeIntervalSince1970, isStale: hit.isStale))
-            }
+        switch need {
+        case .facts:
+            return try known(key, id, verifiedOnly: false, countingHit: countingHit)
+        case .verifiedFile:
+            return try known(key, id, verifiedOnly: true, countingHit: countingHit)
+        case .bytes where countingHit:
+            return mode == .readOnly ? try readOnlyLookup(key, id: id) : try ownerLookup(key, id)
+        case .bytes:
+            guard let found = try known(key, id, verifiedOnly: false, countingHit: false) else { return nil }
+            return try withBytesIfWhole(found)
         }
-        guard let (bytes, record, stale) = try ownerLookup(id) else { return nil }
-        return DiskContent(bytes: bytes, facts: facts(record, isStale: stale))
     }
 
-    func facts(_ record: DiskEntryRecord, isStale: Bool) -> DiskEntryFacts {
-        DiskEntryFacts(checksum: record.checksum.hex, contentType: record.contentType,
-                       validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
-                       validated: record.validated, isStale: isStale)
+    /// What the index knows (the owner's map, or a reader's index row), without file I/O. With
+    /// `verifiedOnly`, only an entry whose file this process has checked: a reader checks none.
+    private func known(_ key: CacheKey, _ id: Hash256, verifiedOnly: Bool, countingHit: Bool) throws(CacheError) -> DiskRead? {
+        if mode == .readOnly {
+            guard !verifiedOnly, let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }
+            return DiskRead(entry: row.entry(key: key, layout: layout), bytes: [], isStale: isStale(validated: row.validated, now: clock.seconds))
+        }
+        let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
+            guard !s.closed else { throw CacheError.closed }
+            guard let record = s.table[id], !verifiedOnly || record.verified || !limits.verifyOnRead else { return nil }
+            return record
+        }
+        guard var record = seen else { return nil }
+        let now = clock.seconds
+        if countingHit {
+            guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
+            record = touched
+        }
+        return DiskRead(entry: entry(key: key, record: record), bytes: [], isStale: isStale(validated: record.validated, now: now))
     }
 
-    func ownerLookup(_ id: Hash256) throws(CacheError) -> ([UInt8], DiskEntryRecord, Bool)? {
+    /// `found` with its file's bytes, checked against the index's size only: a look changes
+    /// nothing, so a damaged file is reported as absent and left for a counted read to drop.
+    private func withBytesIfWhole(_ found: DiskRead) throws(CacheError) -> DiskRead? {
+        let path = found.entry.filePath
+        let bytes: [UInt8]
+        do { bytes = try FileOps.readAll(path) } catch where error.isNotFound { return nil } catch {
+            throw .readFailed(path: path, reason: error.reason)
+        }
+        return bytes.count == found.entry.size ? DiskRead(entry: found.entry, bytes: bytes, isStale: found.isStale) : nil
+    }
+
+    private func ownerLookup(_ key: CacheKey, _ id: Hash256) throws(CacheError) -> DiskRead? {
         for _ in 0..<3 {
             let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
                 guard !s.closed else { throw CacheError.closed }
@@ -72,26 +96,30 @@ extension DiskCache {
             }
             let now = clock.seconds
             guard let touched = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
-            return (bytes, touched, isStale(validated: touched.validated, now: now))
+            return DiskRead(entry: entry(key: key, record: touched), bytes: bytes, isStale: isStale(validated: touched.validated, now: now))
         }
         return nil
     }
 
-    /// A hit on an entry whose file this process has already checked: its path and what the index
-    /// knows, without reading it, for a server that sends the file itself (sendfile). nil when the
-    /// entry is missing or not yet checked (then `content` reads and checks it).
-    public func checkedFile(_ key: CacheKey) throws(CacheError) -> DiskFile? {
-        guard mode == .owner, let id = Hash256(hex: key.digest) else { return nil }
-        let record: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
-            guard !s.closed else { throw CacheError.closed }
-            guard let record = s.table[id], record.verified || !limits.verifyOnRead else { return nil }
-            return record
+    private func readOnlyLookup(_ key: CacheKey, id: Hash256) throws(CacheError) -> DiskRead? {
+        for _ in 0..<3 {
+            guard let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }
+            let path = layout.dataPath(id)
+            let bytes: [UInt8]
+            do { bytes = try FileOps.readAll(path) } catch where error.isNotFound { continue } catch {
+                throw .readFailed(path: path, reason: error.reason)
+            }
+            if bytes.count == row.size && (!limits.verifyOnRead || Hash256.of(bytes).hex == row.sha256) {
+                let now = clock.seconds
+                return DiskRead(entry: row.entry(key: key, layout: layout), bytes: bytes, isStale: isStale(validated: row.validated, now: now))
+            }
+            // The owner may have replaced or evicted it while it was read; if the row is unchanged the file is bad.
+            if try readIndex({ try $0.row(digest: key.digest) }) == row {
+                warn("not serving \(path): it does not match the index (the owning process drops it on its next check)")
+                return nil
+            }
         }
-        guard let record else { return nil }
-        let now = clock.seconds
-        guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
-        return DiskFile(path: layout.dataPath(id), size: touched.size,
-                        facts: facts(touched, isStale: isStale(validated: touched.validated, now: now)))
+        return nil
     }
 
     /// Records a hit (last access, LRU position, counts) if the entry is still the one that was read.
@@ -107,17 +135,6 @@ extension DiskCache {
         }
         if touched != nil { flushIfDue() }
         return touched
-    }
-
-    /// The entry and its bytes, checked against the index's size, without counting a hit or moving
-    /// it in the LRU: for looking at the cache (the inspector) without changing it.
-    public func peek(_ key: CacheKey) throws(CacheError) -> (entry: CacheEntry, bytes: [UInt8])? {
-        guard let entry = try entry(for: key) else { return nil }
-        let bytes: [UInt8]
-        do { bytes = try FileOps.readAll(entry.fileURL.path) } catch where error.isNotFound { return nil } catch {
-            throw .readFailed(path: entry.fileURL.path, reason: error.reason)
-        }
-        return bytes.count == entry.size ? (entry, bytes) : nil
     }
 
     /// Hits the memory tier answered for entries this tier holds too: added to each entry's hits,
@@ -139,58 +156,9 @@ extension DiskCache {
         if counted { flushIfDue() }
     }
 
-    func readOnlyLookup(_ key: CacheKey, id: Hash256) throws(CacheError) -> DiskHit? {
-        for _ in 0..<3 {
-            guard let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }
-            let path = layout.dataPath(id)
-            let bytes: [UInt8]
-            do { bytes = try FileOps.readAll(path) } catch where error.isNotFound { continue } catch {
-                throw .readFailed(path: path, reason: error.reason)
-            }
-            if bytes.count == row.size && (!limits.verifyOnRead || Hash256.of(bytes).hex == row.sha256) {
-                let now = clock.seconds
-                return DiskHit(bytes: bytes, entry: row.entry(key: key, layout: layout), isStale: isStale(validated: row.validated, now: now))
-            }
-            // The owner may have replaced or evicted it while it was read; if the row is unchanged the file is bad.
-            if try readIndex({ try $0.row(digest: key.digest) }) == row {
-                warn("not serving \(path): it does not match the index (the owning process drops it on its next check)")
-                return nil
-            }
-        }
-        return nil
-    }
-
-    /// What the index knows of `key`, without reading the file or counting a hit.
-    public func entry(for key: CacheKey) throws(CacheError) -> CacheEntry? {
-        guard let id = Hash256(hex: key.digest) else { return nil }
-        if mode == .readOnly {
-            return try readIndex { try $0.row(digest: key.digest) }.map { $0.entry(key: key, layout: layout) }
-        }
-        let record = try state.withLock { (s) throws(CacheError) -> DiskEntryRecord? in
-            guard !s.closed else { throw CacheError.closed }
-            return s.table[id]
-        }
-        return record.map { entry(key: key, record: $0) }
-    }
-
-    /// The absolute path of the file holding exactly `key`'s stored bytes, or nil. The path is
-    /// valid until the entry is evicted or replaced: open it promptly (an open file stays readable).
-    public func fileURL(for key: CacheKey) throws(CacheError) -> URL? {
-        guard let id = Hash256(hex: key.digest) else { return nil }
-        if mode == .readOnly {
-            guard try readIndex({ try $0.row(digest: key.digest) }) != nil, FileOps.status(layout.dataPath(id))?.isRegular == true else {
-                return nil
-            }
-            return layout.fileURL(id)
-        }
-        let present = try state.withLock { (s) throws(CacheError) -> Bool in
-            guard !s.closed else { throw CacheError.closed }
-            return s.table[id] != nil
-        }
-        return present ? layout.fileURL(id) : nil
-    }
-
     /// Whether the owner's map holds `key` (no I/O, no hit counted). Read-only: asks the index.
+    /// Kept beside `read`: a yes or no that never throws and builds no entry, for checks that ask
+    /// only that.
     public func contains(_ key: CacheKey) -> Bool {
         guard let id = Hash256(hex: key.digest) else { return false }
         if mode == .readOnly { return ((try? readIndex { try $0.row(digest: key.digest) }) ?? nil) != nil }

@@ -116,7 +116,7 @@ public final class DiskCache: Sendable {
     }
 
     func entry(key: CacheKey, record: DiskEntryRecord) -> CacheEntry {
-        CacheEntry(key: key, fileURL: layout.fileURL(record.id), size: record.size, checksum: record.checksum.hex,
+        CacheEntry(key: key, filePath: layout.dataPath(record.id), size: record.size, checksum: record.checksum.hex,
                    contentType: record.contentType, validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
                    created: Date(timeIntervalSince1970: record.created), validated: Date(timeIntervalSince1970: record.validated),
                    lastAccess: Date(timeIntervalSince1970: record.lastAccess), hits: record.hits)

@@ -121,8 +121,9 @@ public enum CacheWarnings {
 /// One cached file as the index describes it.
 public struct CacheEntry: Sendable, Hashable {
     public let key: CacheKey
-    /// Absolute path of the file; its bytes are exactly the stored bytes (no header).
-    public let fileURL: URL
+    /// Absolute path of the file; its bytes are exactly the stored bytes (no header). Valid until
+    /// the entry is evicted or replaced: open it promptly (an open file stays readable).
+    public let filePath: String
     public let size: Int
     /// SHA-256 of the bytes, lower-case hex.
     public let checksum: String
@@ -139,6 +140,8 @@ public struct CacheEntry: Sendable, Hashable {
     public var url: NormalizedURL { key.url }
     public var variant: CacheVariant { key.variant }
     public var isOriginal: Bool { key.variant.isOriginal }
+    /// Built on demand: a URL costs more than reading a small file, and a hit rarely needs one.
+    public var fileURL: URL { URL(fileURLWithPath: filePath, isDirectory: false) }
 
     public func isStale(ttl: Duration, now: Date) -> Bool {
         now.timeIntervalSince(validated) > ttl.secondsValue
@@ -161,7 +164,7 @@ extension CacheEntry: Codable {
         do { url = try NormalizedURL(try container.decode(String.self, forKey: .url)) } catch let error as CacheKeyError {
             throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: error.message)
         }
-        self.init(key: CacheKey(url: url, variant: variant), fileURL: URL(fileURLWithPath: try container.decode(String.self, forKey: .file)),
+        self.init(key: CacheKey(url: url, variant: variant), filePath: try container.decode(String.self, forKey: .file),
                   size: try container.decode(Int.self, forKey: .size), checksum: try container.decode(String.self, forKey: .sha256),
                   contentType: try container.decodeIfPresent(String.self, forKey: .contentType),
                   validators: CacheValidators(etag: try container.decodeIfPresent(String.self, forKey: .etag),
@@ -175,7 +178,7 @@ extension CacheEntry: Codable {
         try container.encode(key.url.value, forKey: .url)
         try container.encode(key.variant.description, forKey: .variant)
         try container.encode(isOriginal ? "original" : "thumbnail", forKey: .kind)
-        try container.encode(fileURL.path, forKey: .file)
+        try container.encode(filePath, forKey: .file)
         try container.encode(size, forKey: .size)
         try container.encode(checksum, forKey: .sha256)
         try container.encodeIfPresent(contentType, forKey: .contentType)
@@ -188,35 +191,25 @@ extension CacheEntry: Codable {
     }
 }
 
-/// A disk hit: the bytes, what the index knows of them, and whether the TTL has run out.
-public struct DiskHit: Sendable {
-    public let bytes: [UInt8]
+/// One entry of the disk tier as `DiskCache.read` found it: what the index knows, the bytes if they
+/// were asked for, and whether the TTL had run out when it was read.
+public struct DiskRead: Sendable {
+    /// What a caller needs of an entry, so that each read does only the work its caller needs.
+    public enum Need: Sendable {
+        /// The bytes, read and checked against the index's size (and its checksum the first time
+        /// this process reads the file): to serve or use them.
+        case bytes
+        /// The entry (its `filePath`) only if this process has already checked its file, so a server
+        /// can send the file unread (sendfile); nil otherwise, and then `.bytes` reads and checks it.
+        case verifiedFile
+        /// What the index knows, without touching the file: to decide, list or locate.
+        case facts
+    }
+
     public let entry: CacheEntry
-    public let isStale: Bool
-}
-
-/// What serving a disk entry needs besides its bytes.
-public struct DiskEntryFacts: Sendable {
-    /// SHA-256 hex.
-    public let checksum: String
-    public let contentType: String?
-    public let validators: CacheValidators
-    /// Unix seconds when the bytes were stored or last revalidated.
-    public let validated: Double
-    public let isStale: Bool
-}
-
-/// A disk hit read for serving (`DiskCache.content`).
-public struct DiskContent: Sendable {
+    /// The stored bytes when `.bytes` was asked; empty otherwise.
     public let bytes: [UInt8]
-    public let facts: DiskEntryFacts
-}
-
-/// A checked entry's file, for sending without reading it (`DiskCache.checkedFile`).
-public struct DiskFile: Sendable {
-    public let path: String
-    public let size: Int
-    public let facts: DiskEntryFacts
+    public let isStale: Bool
 }
 
 /// Orders for `DiskCache.entries(sortedBy:…)`.

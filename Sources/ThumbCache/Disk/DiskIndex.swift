@@ -500,7 +500,7 @@ struct DiskIndexRow: Sendable, Equatable {
     }
 
     func entry(key: CacheKey, layout: DiskLayout) -> CacheEntry {
-        CacheEntry(key: key, fileURL: URL(fileURLWithPath: layout.root + "/objects/\(digest.prefix(2))/\(digest)"), size: size,
+        CacheEntry(key: key, filePath: layout.root + "/objects/\(digest.prefix(2))/\(digest)", size: size,
                    checksum: sha256, contentType: contentType,
                    validators: CacheValidators(etag: etag, lastModified: lastModified),
                    created: Date(timeIntervalSince1970: created), validated: Date(timeIntervalSince1970: validated),

@@ -130,7 +130,7 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     private func keptOriginal(_ key: CacheKey) -> OriginBody? {
-        guard settings.keepOriginals, let disk = cache.disk, let kept = (try? disk.lookup(key)) ?? nil, !kept.isStale else { return nil }
+        guard settings.keepOriginals, let disk = cache.disk, let kept = (try? disk.read(key, .bytes)) ?? nil, !kept.isStale else { return nil }
         return OriginBody(bytes: kept.bytes, contentType: kept.entry.contentType, validators: kept.entry.validators, finalURL: key.url.value)
     }
 

@@ -202,8 +202,8 @@ struct InspectorAPI: Sendable {
         guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
         guard let disk = cache.disk else { throw Problem.notFound("the disk tier is off, so no files are kept") }
         let key = CacheKey(url: url, variant: variant)
-        let found = try await CacheQueries.run { () throws(CacheError) in try disk.peek(key) }
-        guard let (entry, bytes) = found else { throw Problem.notFound("the cache holds no \(variant) of that URL") }
+        let found = try await CacheQueries.run { () throws(CacheError) in try disk.read(key, .bytes, countingHit: false) }
+        guard let entry = found?.entry, let bytes = found?.bytes else { throw Problem.notFound("the cache holds no \(variant) of that URL") }
         // Revalidated on every view (a 304 costs no body): an entry replaced since shows its new bytes.
         var headers = HTTPFields()
         let etag = "\"\(entry.checksum)\""

@@ -103,30 +103,30 @@ struct ThumbnailRoute: Sendable {
 
     /// A disk hit sent from its file (sendfile): nothing read into memory. nil if the file cannot
     /// be opened (removed a moment ago): the full route then looks again.
-    private func fileHit(_ file: DiskFile, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?,
+    private func fileHit(_ file: DiskRead, key: CacheKey, parsed: ThumbnailQueryMemo.Parsed, ifNoneMatch: String?,
                          date: (second: Int, text: String), version: HTTPVersion, keepAlive: Bool) -> FastHit? {
-        guard !file.facts.isStale else { return nil }
+        guard !file.isStale else { return nil }
         metrics.served(.disk)
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         let status: HTTPResponse.Status
         let responseHead: HTTPResponseHead
-        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.facts.checksum, second: date.second) {
+        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.entry.checksum, second: date.second) {
             (status, responseHead) = (.ok, prepared.head)
         } else {
-            let result = PipelineResult(bytes: [], contentType: file.facts.contentType ?? "application/octet-stream",
-                                        checksum: file.facts.checksum, source: .disk)
-            (status, responseHead) = nioHead(result, length: file.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
+            let result = PipelineResult(bytes: [], contentType: file.entry.contentType ?? "application/octet-stream",
+                                        checksum: file.entry.checksum, source: .disk)
+            (status, responseHead) = nioHead(result, length: file.entry.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
                                              date: date.text, version: version, keepAlive: keepAlive)
             if reusable, status == .ok {
-                prepared.store(key, .init(checksum: file.facts.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
+                prepared.store(key, .init(checksum: file.entry.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
             }
         }
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(file.entry.filePath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
         return FastHit(head: responseHead, body: nil, tier: "disk",
-                       file: FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.size), fileHandle: handle)
+                       file: FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.entry.size), fileHandle: handle)
     }
 
     /// NIO's response head: the route's headers, plus what the framework adds to its own responses

@@ -91,7 +91,7 @@ enum DiskCacheBenchmark {
         for _ in 0..<options.lookups {
             let k = key(Int.random(in: 0..<options.entries, using: &random))
             begin = FileOps.monotonicSeconds()
-            let hit = try cache.lookup(k)
+            let hit = try cache.read(k, .bytes)
             lookupTimes.append((FileOps.monotonicSeconds() - begin) * 1e6)
             precondition(hit != nil, "benchmark entry missing")
         }
