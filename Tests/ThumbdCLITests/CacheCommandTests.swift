@@ -133,8 +133,9 @@ struct CacheCommandTests {
         #expect(evict.status == 1 && evict.stdoutText.contains("on 0 of 1 nodes"), "\(evict.stdoutText)\(evict.stderrText)")
         #expect(try DiskCache.open(at: dir, mode: .readOnly).stats().entries == 3, "nothing was evicted here")
         // Naming the directory means this machine's cache.
-        let local = try CLI.run(["cache", "evict", "--host", "img.shop.example", "--config", config.path, "--cache-dir", dir.path])
-        #expect(local.status == 0 && local.stdoutText.contains("evicted 2 entries"), "\(local.stdoutText)\(local.stderrText)")
+        let local = try CLI.run(["cache", "evict", "--host", "img.shop.example", "--config", config.path, "--cache-dir", dir.path, "--json"])
+        #expect(local.status == 0, "\(local.stdoutText)\(local.stderrText)")
+        #expect(try json(local) as? [String: String] == ["host": "img.shop.example", "removed": "2"])
         let usage = try CLI.run(["cache", "evict", "--config", config.path])
         #expect(usage.status == 2 && usage.stderrText.contains("give a URL or --host HOST"))
     }

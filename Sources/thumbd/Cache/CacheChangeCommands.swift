@@ -51,7 +51,14 @@ struct CacheEvictCommand: AsyncParsableCommand {
             defer { cache.close() }
             let removed = try cache.removeAll(scope)
             if options.json {
-                try options.printJSON(["scope": "\(scope)", "removed": "\(removed)"])
+                // As before --host existed: {"url": …, "removed": …}; a host is {"host": …, "removed": …}.
+                var report = ["removed": "\(removed)"]
+                switch scope {
+                case .url(let url): report["url"] = url.value
+                case .host(let host): report["host"] = host
+                case .entry(let key): report["url"] = key.url.value
+                }
+                try options.printJSON(report)
             } else {
                 print(removed == 0 ? "nothing was cached for \(scope)" : "evicted \(removed) entr\(removed == 1 ? "y" : "ies") of \(scope)")
             }
