@@ -173,7 +173,7 @@ let package = Package(
             name: "ThumbdBench",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbPipeline", "ThumbServer", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
+                "ThumbPipeline", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
                 // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
                 "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -168,16 +168,6 @@ public final class TwoTierCache: Sendable {
         case file(DiskRead)
     }
 
-    /// The path of `key`'s file in the disk tier (for serving with sendfile, or handing to
-    /// another program), or nil.
-    public func fileURL(for key: CacheKey) -> URL? {
-        guard let disk else { return nil }
-        do { return try disk.read(key, .facts, countingHit: false)?.entry.fileURL } catch {
-            report(error)
-            return nil
-        }
-    }
-
     // MARK: Changes
 
     /// Stores in both tiers. A disk failure is logged; the memory tier still has the bytes.

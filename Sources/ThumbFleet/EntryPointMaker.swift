@@ -20,7 +20,7 @@ public struct EntryPointMaker: PrefetchMaker {
     /// every other request for it.
     public init(entry: String, client: FleetClient, query: @escaping @Sendable ([(String, String)]) -> String) {
         self.entry = entry
-        http = client.http
+        http = client.http(.entry)
         self.query = query
     }
 
@@ -33,10 +33,15 @@ public struct EntryPointMaker: PrefetchMaker {
             throw PrefetchItemError(code: error.code, message: error.message)
         }
         guard answer.status == 200 else {
-            let problem = FleetHTTP.problem(of: answer, from: entry)
+            let problem = http.problem(of: answer, from: entry)
             throw PrefetchItemError(code: problem.code, message: problem.detail.isEmpty ? "the entry point answered HTTP \(answer.status)" : problem.detail)
         }
         return answer.headers.first(name: "x-cache") == "miss" ? .made(bytes: answer.length) : .alreadyCached
+    }
+
+    /// The thumbnail's path and query as every client of the fleet writes it (unsigned).
+    public static func thumbnailPath(url: String, spec: ThumbnailSpec) -> String {
+        "/v1/thumbnail?" + CanonicalQuery.write(parameters(url: url, spec: spec))
     }
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.

@@ -6,8 +6,14 @@ import NIOHTTP1
 /// One HTTP exchange with the entry point or a node: the status, headers and (capped) body, or a
 /// `FleetCallError` with a stable code saying why there was no answer.
 struct FleetHTTP: Sendable {
+    /// Who is asked: the codes of a failure say it (`entry_unreachable`, `node_timeout`, …).
+    enum Role: String, Sendable {
+        case entry, node
+    }
+
     let client: HTTPClient
     let requestTimeout: Duration
+    let role: Role
     /// Error documents and JSON answers are small; a thumbnail's bytes are counted, not kept.
     static let keptBodyLimit = 4 << 20
 
@@ -35,18 +41,18 @@ struct FleetHTTP: Sendable {
             return Answer(status: Int(response.status.code), headers: response.headers, body: body, length: length)
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw FleetCallError(url: url, underlying: error)
+            throw FleetCallError(url: url, role: role, underlying: error)
         }
     }
 
     /// The code and detail of a problem+json answer, or a generic pair for anything else (an HTML
     /// page from the balancer, say).
-    static func problem(of answer: Answer, from url: String) -> (code: String, detail: String) {
+    func problem(of answer: Answer, from url: String) -> (code: String, detail: String) {
         if let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
            let code = object["code"] as? String {
             return (code, object["detail"] as? String ?? "")
         }
-        return ("entry_status", "\(url) answered HTTP \(answer.status)")
+        return ("\(role.rawValue)_status", "\(url) answered HTTP \(answer.status)")
     }
 }
 
@@ -55,13 +61,13 @@ public struct FleetCallError: Error, Sendable, CustomStringConvertible {
     public let code: String
     public let message: String
 
-    init(url: String, underlying: any Error) {
+    init(url: String, role: FleetHTTP.Role, underlying: any Error) {
         let text = "\(underlying)"
         if let error = underlying as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            code = "entry_timeout"
+            code = "\(role.rawValue)_timeout"
             message = "\(url) did not answer in time (\(error))"
         } else {
-            code = "entry_unreachable"
+            code = "\(role.rawValue)_unreachable"
             message = "cannot reach \(url): \(text)"
         }
     }

@@ -11,7 +11,7 @@ public struct FleetNodes: Sendable {
 
     public init(nodes: [String], client: FleetClient) {
         self.nodes = nodes
-        http = client.http
+        http = client.http(.node)
     }
 
     /// One node's answer to an eviction: what each tier removed, or why it failed.
@@ -26,16 +26,16 @@ public struct FleetNodes: Sendable {
     public func evict(_ scope: CacheScope, token: String?) async -> [Eviction] {
         let query: String
         switch scope {
-        case .entry(let key): query = "url=\(Self.encode(key.url.value))&variant=\(Self.encode(key.variant.description))"
-        case .url(let url): query = "url=\(Self.encode(url.value))"
-        case .host(let host): query = "host=\(Self.encode(host))"
+        case .entry(let key): query = CanonicalQuery.write([("url", key.url.value), ("variant", key.variant.description)])
+        case .url(let url): query = CanonicalQuery.write([("url", url.value)])
+        case .host(let host): query = CanonicalQuery.write([("host", host)])
         }
         let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
         return await each { node in
             do {
                 let answer = try await http.send(.DELETE, node + "/v1/cache/entries?" + query, headers: headers)
                 guard answer.status == 200 else {
-                    let problem = FleetHTTP.problem(of: answer, from: node)
+                    let problem = http.problem(of: answer, from: node)
                     return Eviction(node: node, error: "HTTP \(answer.status): \(problem.detail)", code: problem.code)
                 }
                 let body = try JSONDecoder().decode(RemovalAnswer.self, from: Data(answer.body))
@@ -63,7 +63,7 @@ public struct FleetNodes: Sendable {
             do {
                 let answer = try await http.send(.GET, node + "/v1/cache/stats")
                 guard answer.status == 200 else {
-                    let problem = FleetHTTP.problem(of: answer, from: node)
+                    let problem = http.problem(of: answer, from: node)
                     return NodeStats(node: node, error: "HTTP \(answer.status): \(problem.detail)", code: problem.code)
                 }
                 let decoder = JSONDecoder()
@@ -95,11 +95,5 @@ public struct FleetNodes: Sendable {
     private struct StatsAnswer: Decodable {
         var memory: MemoryCacheStats
         var disk: DiskCacheStats?
-    }
-
-    private static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

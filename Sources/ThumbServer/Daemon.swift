@@ -79,9 +79,7 @@ public final class Daemon: Sendable {
         )
         let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, logger: logger)
         let sampler = ActivitySampler(history: activity, cache: cache)
-        let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, onDraining: {
-            SystemdNotify.stopping(status: "draining")
-        }, logger: logger)
+        let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, logger: logger)
         // Stopped in reverse order, each after the one before it has returned: the drain grace,
         // then the HTTP server (stop accepting, finish in flight), then sampling, then the cache.
         var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: app),

@@ -29,45 +29,15 @@ final class BenchKeepAliveConnection {
     }
 
     func get(_ path: String) throws -> BenchHTTP.Response {
-        if socketDescriptor < 0 { try connectNow() }
+        if socketDescriptor < 0 { socketDescriptor = try BenchHTTP.openConnection(port: port, timeout: timeout, noDelay: true) }
         do {
-            try sendAll(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\n\r\n".utf8))
+            try BenchHTTP.sendAll(socketDescriptor, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\n\r\n".utf8))
             let response = try BenchHTTP.parse(try receiveOneAnswer(), what: "127.0.0.1:\(port)\(path)")
             if response.headers["connection"]?.lowercased() == "close" { disconnect() }
             return response
         } catch {
             disconnect()
             throw error
-        }
-    }
-
-    private func connectNow() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ValidationErrorMessage("socket failed: \(String(cString: strerror(errno)))") }
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var noDelay: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = BenchHTTP.loopback(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw ValidationErrorMessage("cannot connect to 127.0.0.1:\(port): \(reason)")
-        }
-        socketDescriptor = fd
-    }
-
-    private func sendAll(_ bytes: [UInt8]) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw ValidationErrorMessage("send failed: \(String(cString: strerror(errno)))") }
-            sent += count
         }
     }
 

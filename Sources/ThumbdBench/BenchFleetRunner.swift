@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import ThumbPipeline
+import ThumbFleet
 import TestSupport
 import ThumbServer
 
@@ -170,7 +172,7 @@ struct BenchFleetRunner {
     /// The thumbnail query as thumbd's fleet clients write it, so nginx hashes every request for a
     /// photo the same way.
     static func thumbnailPath(_ url: String, size: Int) -> String {
-        "/v1/thumbnail?" + URLSigner.canonicalQuery([("url", url), ("size", String(size)), ("fit", "cover"), ("format", "auto"), ("q", "82")])
+        EntryPointMaker.thumbnailPath(url: url, spec: ThumbnailSpec(size: size))
     }
 
     // MARK: - Warming

@@ -26,28 +26,44 @@ enum BenchHTTP {
         return address
     }
 
-    static func get(port: Int, path: String, timeout: Double = 60) throws -> Response {
+    /// A TCP connection to 127.0.0.1:`port` whose reads and writes give up after `timeout` seconds.
+    static func openConnection(port: Int, timeout: Double, noDelay: Bool = false) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ValidationErrorMessage("socket failed: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        if noDelay {
+            var on: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            throw ValidationErrorMessage("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ValidationErrorMessage("cannot connect to 127.0.0.1:\(port): \(reason)")
         }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\nConnection: close\r\n\r\n".utf8)
+        return fd
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw ValidationErrorMessage("cannot send to 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
+            guard count > 0 else { throw ValidationErrorMessage("send failed: \(String(cString: strerror(errno)))") }
             sent += count
         }
+    }
+
+    static func get(port: Int, path: String, timeout: Double = 60) throws -> Response {
+        let fd = try openConnection(port: port, timeout: timeout)
+        defer { close(fd) }
+        try sendAll(fd, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\nConnection: close\r\n\r\n".utf8))
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

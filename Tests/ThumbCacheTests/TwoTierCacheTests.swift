@@ -22,7 +22,7 @@ struct TwoTierCacheTests {
         let hit = try #require(cache.get(key))
         #expect(hit.tier == .memory && hit.bytes == DiskTest.bytes(500) && !hit.isStale)
         #expect(hit.validators.etag == "\"a\"" && hit.contentType == "image/jpeg")
-        #expect(cache.fileURL(for: key)?.path == DiskTest.dataPath(dir, key))
+        #expect(try cache.disk?.read(key, .facts, countingHit: false)?.entry.filePath == DiskTest.dataPath(dir, key))
         #expect(cache.get(DiskTest.key(2)) == nil)
     }
 

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import ChildProcess
 import Foundation
+import ThumbPipeline
+import ThumbFleet
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -115,7 +117,7 @@ final class FleetHarness: Sendable {
     /// The thumbnail query as thumbd's own fleet clients write it (canonical encoding), so nginx
     /// hashes the same `url` text for the tests' requests and the prefetch items.
     static func thumbnailPath(_ url: String, size: Int) -> String {
-        "/v1/thumbnail?" + URLSigner.canonicalQuery([("url", url), ("size", String(size)), ("fit", "cover"), ("format", "auto"), ("q", "82")])
+        EntryPointMaker.thumbnailPath(url: url, spec: ThumbnailSpec(size: size))
     }
 
     /// A fleet and its origin for `body`, stopped afterwards whether `body` throws or not.

@@ -177,7 +177,7 @@ struct FleetTests {
             let report = try JSONSerialization.jsonObject(with: Data(evict.stdout)) as? [String: Any]
             let answers = report?["nodes"] as? [[String: Any]] ?? []
             #expect(answers.count == 3)
-            #expect(answers[2]["code"] as? String == "entry_unreachable", "\(answers)")
+            #expect(answers[2]["code"] as? String == "node_unreachable", "\(answers)")
             #expect(answers[0]["removed"] != nil && answers[1]["removed"] != nil, "the live nodes still evicted: \(answers)")
             #expect(report?["failedNodes"] as? Int == 1)
             for node in 0..<2 { #expect(try await fleet.urls(onNode: node).isEmpty, "node \(node) holds nothing of the host") }

@@ -128,7 +128,7 @@ struct CacheCommandTests {
         #expect(fleet.status == 1, "a node that does not answer fails the command")
         let report = try json(fleet) as? [String: Any]
         let nodes = report?["nodes"] as? [[String: Any]]
-        #expect(nodes?.count == 1 && nodes?.first?["code"] as? String == "entry_unreachable", "\(fleet.stdoutText)")
+        #expect(nodes?.count == 1 && nodes?.first?["code"] as? String == "node_unreachable", "\(fleet.stdoutText)")
         let evict = try CLI.run(["cache", "evict", "--host", "img.shop.example", "--config", config.path])
         #expect(evict.status == 1 && evict.stdoutText.contains("on 0 of 1 nodes"), "\(evict.stdoutText)\(evict.stderrText)")
         #expect(try DiskCache.open(at: dir, mode: .readOnly).stats().entries == 3, "nothing was evicted here")

@@ -34,7 +34,6 @@ package struct DiskLayout: Sendable {
     func relativeDataPath(_ id: Hash256) -> String { "objects/\(id.fanout)/\(id.hex)" }
     func dataPath(_ id: Hash256) -> String { root + "/" + relativeDataPath(id) }
     func sidecarPath(_ id: Hash256) -> String { dataPath(id) + Self.sidecarSuffix }
-    func fileURL(_ id: Hash256) -> URL { URL(fileURLWithPath: dataPath(id)) }
 
     package static let sidecarSuffix = ".meta"
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ThumbCache
+import ThumbFleet
 import ThumbPipeline
 
 /// The JSON the cache inspector's page reads: `/ui/api/overview` (header: tiers, activity,
@@ -174,7 +175,7 @@ struct InspectorAPI: Sendable {
         if entry.isOriginal, let smallest = variants.compactMap(CacheVariant.init).filter({ !$0.isOriginal }).min(by: { $0.size < $1.size }) {
             shown = smallest
         }
-        return "/ui/files?url=\(URLSigner.encode(entry.url.value))&variant=\(URLSigner.encode(shown.description))"
+        return "/ui/files?" + CanonicalQuery.write([("url", entry.url.value), ("variant", shown.description)])
     }
 
     // MARK: Hosts, session, files

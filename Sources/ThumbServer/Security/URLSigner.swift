@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ThumbFleet
 
 /// HMAC-SHA256 signatures over a thumbnail request's query, so that only holders of the key can
 /// make the daemon fetch anything.
@@ -16,10 +17,7 @@ public struct URLSigner: Sendable {
     }
 
     public static func canonicalQuery(_ parameters: [(String, String)]) -> String {
-        parameters.filter { $0.0 != parameter }
-            .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-            .map { "\(encode($0.0))=\(encode($0.1))" }
-            .joined(separator: "&")
+        CanonicalQuery.write(parameters.filter { $0.0 != parameter })
     }
 
     public func signature(for parameters: [(String, String)]) -> String {
@@ -43,15 +41,5 @@ public struct URLSigner: Sendable {
     /// The query string for `parameters` with its signature appended.
     public func signedQuery(_ parameters: [(String, String)]) -> String {
         Self.canonicalQuery(parameters) + "&\(Self.parameter)=\(signature(for: parameters))"
-    }
-
-    private static let unreserved: CharacterSet = {
-        var set = CharacterSet()
-        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return set
-    }()
-
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }

@@ -25,6 +25,9 @@ struct CacheEvictCommand: AsyncParsableCommand {
     @Argument(help: "The image URL.")
     var url: String?
 
+    @Option(help: ArgumentHelp("With nodes: their admin token (default: server.admin_token, $THUMBD_ADMIN_TOKEN).", valueName: "TOKEN"))
+    var token: String?
+
     @Option(help: ArgumentHelp("Every entry of this host instead (as `cache ls` shows it: lower-case, :port when not the default).",
                                valueName: "HOST"))
     var host: String?
@@ -40,8 +43,10 @@ struct CacheEvictCommand: AsyncParsableCommand {
         try await options.loadConfiguration()
         let scope: CacheScope = try url.map { .url(try normalizedURL($0)) } ?? .host(host!.lowercased())
         if let nodes = try fleet.nodeList(options) {
-            let token = fleet.token ?? options.configuredToken
-            let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes) { await $0.evict(scope, token: token) })
+            let token = self.token ?? options.configuredToken
+            let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes, settings: options.configuredFleet) {
+                await $0.evict(scope, token: token)
+            })
             if options.json { try options.printJSON(report) } else { print(report.text) }
             if report.failedNodes > 0 { throw ExitCode.failure }
             return

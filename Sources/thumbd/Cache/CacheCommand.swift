@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ThumbCache
+import ThumbFleet
 import ThumbdConfig
 
 /// `thumbd cache …`: look into the thumbnail cache, and change it when no daemon owns it.
@@ -39,9 +40,8 @@ struct CacheOptions: ParsableArguments {
 
     /// The cache directory the configuration (file and THUMBD_* variables) names; set by `loadConfiguration`.
     var configured: (url: URL, source: CacheLocation.Source)?
-    /// `fleet.nodes` and `server.admin_token` from the same settings, for the commands that go to
-    /// every node of a fleet.
-    var configuredNodes: [String] = []
+    /// The `fleet.*` settings and `server.admin_token`, for the commands that go to every node of a fleet.
+    var configuredFleet = FleetSettings()
     var configuredToken: String?
 
     enum CodingKeys: String, CodingKey {
@@ -58,7 +58,7 @@ struct CacheOptions: ParsableArguments {
         do {
             let loaded = try await ThumbdConfiguration.load(file: config)
             configured = loaded.cacheLocation
-            configuredNodes = loaded.daemon.fleet.nodes
+            configuredFleet = loaded.daemon.fleet
             configuredToken = loaded.daemon.server.adminToken
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))

@@ -19,7 +19,7 @@ struct CacheStatsCommand: AsyncParsableCommand {
     mutating func run() async throws {
         try await options.loadConfiguration()
         if let nodes = try fleet.nodeList(options) {
-            let report = FleetStatsReport(nodes: try await FleetOptions.withNodes(nodes) { await $0.stats() })
+            let report = FleetStatsReport(nodes: try await FleetOptions.withNodes(nodes, settings: options.configuredFleet) { await $0.stats() })
             if options.json { try options.printJSON(report) } else { print(report.text) }
             if report.failedNodes > 0 { throw ExitCode.failure }
             return

@@ -11,21 +11,21 @@ struct FleetOptions: ParsableArguments {
                                valueName: "URL,URL,…"))
     var nodes: String?
 
-    @Option(help: ArgumentHelp("The nodes' admin token (default: server.admin_token, $THUMBD_ADMIN_TOKEN).", valueName: "TOKEN"))
-    var token: String?
-
     /// The nodes to ask, or nil for this machine's cache: `--nodes`, else `fleet.nodes` unless the
     /// command names a cache directory itself.
     func nodeList(_ options: CacheOptions) throws -> [String]? {
-        guard let nodes else { return options.configuredNodes.isEmpty || options.cacheDirectory != nil ? nil : options.configuredNodes }
+        guard let nodes else {
+            let configured = options.configuredFleet.nodes
+            return configured.isEmpty || options.cacheDirectory != nil ? nil : configured
+        }
         do { return try FleetSettings.parseNodes(nodes) } catch {
             throw ValidationError("--nodes: \"\(error.entry)\" is not a node's base URL like http://10.0.0.1:8080")
         }
     }
 
-    /// Runs `body` with a client for the nodes, shut down afterwards.
-    static func withNodes<T>(_ nodes: [String], _ body: (FleetNodes) async throws -> T) async throws -> T {
-        let client = FleetClient(settings: FleetSettings())
+    /// Runs `body` with a client for the nodes (the fleet.* timeouts), shut down afterwards.
+    static func withNodes<T>(_ nodes: [String], settings: FleetSettings, _ body: (FleetNodes) async throws -> T) async throws -> T {
+        let client = FleetClient(settings: settings)
         do {
             let result = try await body(FleetNodes(nodes: nodes, client: client))
             await client.shutdown()
