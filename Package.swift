@@ -186,7 +186,8 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
-        .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"]),
+        .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),

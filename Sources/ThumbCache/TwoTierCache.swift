@@ -12,13 +12,15 @@ public struct CacheHit: Sendable {
     /// The TTL has run out: serve it if that is acceptable, and revalidate with `validators`
     /// (then `refresh`, or `set` new bytes).
     public let isStale: Bool
-    public let validators: CacheValidators
-    public let contentType: String?
-    /// SHA-256 of the bytes, lower-case hex: an HTTP entity tag that costs nothing per hit.
+    /// What was stored with the bytes; nil only for bytes the memory tier holds without it (set on
+    /// the memory tier directly).
+    public let metadata: EntryMetadata?
+    /// SHA-256 of the bytes, lower-case hex: an HTTP entity tag. The memory tier keeps it made, so
+    /// a hit allocates no text for it.
     public let checksum: String
-    /// When the bytes were stored or last revalidated; nil if unknown (an entry the memory tier
-    /// holds without metadata).
-    public let validated: Date?
+
+    public var validators: CacheValidators { metadata?.validators ?? CacheValidators() }
+    public var contentType: String? { metadata?.contentType }
 }
 
 /// How many entries a removal took from each tier.
@@ -50,10 +52,15 @@ public final class TwoTierCache: Sendable {
 
     private struct Metadata: Sendable {
         var key: CacheKey
-        var validated: Double
-        var validators: CacheValidators
-        var contentType: String?
+        var stored: EntryMetadata
+        /// `stored.checksum` as hex, made once.
         var checksum: String
+
+        init(key: CacheKey, stored: EntryMetadata) {
+            self.key = key
+            self.stored = stored
+            checksum = stored.checksum.hex
+        }
     }
 
     private struct MetadataStripe: Sendable {
@@ -106,19 +113,17 @@ public final class TwoTierCache: Sendable {
 
     public func get(_ key: CacheKey) -> CacheHit? {
         if let bytes = memory.get(key) {
-            let now = clock.seconds
+            let now = clock.now()
             if let meta = stripe(key).withLock({ $0.entries[key] }) {
-                return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(meta.validated, now), validators: meta.validators,
-                                contentType: meta.contentType, checksum: meta.checksum, validated: Date(timeIntervalSince1970: meta.validated))
+                return CacheHit(bytes: bytes, tier: .memory, isStale: meta.stored.isStale(ttl: ttl, now: now), metadata: meta.stored,
+                                checksum: meta.checksum)
             }
             // Held without metadata (swept in a race, or set on the memory tier directly): ask the disk's map.
             if let entry = (try? disk?.read(key, .facts, countingHit: false))??.entry {
-                return CacheHit(bytes: bytes, tier: .memory, isStale: isStale(entry.validated.timeIntervalSince1970, now),
-                                validators: entry.validators, contentType: entry.contentType, checksum: entry.checksum,
-                                validated: entry.validated)
+                return CacheHit(bytes: bytes, tier: .memory, isStale: entry.isStale(ttl: ttl, now: now), metadata: entry.metadata,
+                                checksum: entry.checksum)
             }
-            return CacheHit(bytes: bytes, tier: .memory, isStale: false, validators: CacheValidators(), contentType: nil,
-                            checksum: Hash256.of(bytes).hex, validated: nil)
+            return CacheHit(bytes: bytes, tier: .memory, isStale: false, metadata: nil, checksum: Hash256.of(bytes).hex)
         }
         guard let disk else { return nil }
         let hit: DiskRead?
@@ -129,22 +134,20 @@ public final class TwoTierCache: Sendable {
         guard let hit else { return nil }
         let entry = hit.entry
         if hit.bytes.count <= memory.maxEntryBytes, memory.limits.maxEntries > 0 {
-            remember(Metadata(key: key, validated: entry.validated.timeIntervalSince1970, validators: entry.validators,
-                              contentType: entry.contentType, checksum: entry.checksum))
+            remember(Metadata(key: key, stored: entry.metadata))
             memory.set(key, hit.bytes)
         }
-        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: hit.isStale, validators: entry.validators,
-                        contentType: entry.contentType, checksum: entry.checksum, validated: entry.validated)
+        return CacheHit(bytes: hit.bytes, tier: .disk, isStale: hit.isStale, metadata: entry.metadata, checksum: entry.checksum)
     }
 
     /// Whether `key` is held and fresh, without reading its bytes, counting a hit or promoting it
     /// to memory: a prefetch of a page asks this for every URL, and must not push what people are
     /// looking at out of the memory tier.
     public func isFresh(_ key: CacheKey) -> Bool {
-        let now = clock.seconds
-        if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) { return !isStale(meta.validated, now) }
+        let now = clock.now()
+        if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) { return !meta.stored.isStale(ttl: ttl, now: now) }
         guard let entry = (try? disk?.read(key, .facts, countingHit: false))??.entry else { return false }
-        return !isStale(entry.validated.timeIntervalSince1970, now)
+        return !entry.isStale(ttl: ttl, now: now)
     }
 
     /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway
@@ -175,12 +178,13 @@ public final class TwoTierCache: Sendable {
     @discardableResult
     public func set(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(),
                     contentType: String? = nil) -> String {
-        let checksum = Hash256.of(bytes).hex
-        remember(Metadata(key: key, validated: clock.seconds, validators: validators, contentType: contentType, checksum: checksum))
+        let meta = Metadata(key: key, stored: EntryMetadata(storing: bytes, contentType: contentType, validators: validators, at: clock.now()))
+        remember(meta)
         memory.set(key, bytes)
+        let checksum = meta.checksum
         guard let disk else { return checksum }
         do {
-            try disk.store(key, bytes, validators: validators, contentType: contentType)
+            try disk.store(key, bytes, metadata: meta.stored)
         } catch {
             switch error {
             case .entryTooLarge, .closed: break  // a policy, not a failure: memory only
@@ -194,11 +198,11 @@ public final class TwoTierCache: Sendable {
     /// False if neither tier has it.
     @discardableResult
     public func refresh(_ key: CacheKey, validators: CacheValidators? = nil) -> Bool {
-        let now = clock.seconds
+        let now = clock.now()
         let inMemory = stripe(key).withLock { s -> Bool in
             guard s.entries[key] != nil else { return false }
-            s.entries[key]?.validated = now
-            if let validators { s.entries[key]?.validators = validators }
+            s.entries[key]?.stored.validated = now
+            if let validators { s.entries[key]?.stored.validators = validators }
             return true
         }
         var onDisk = false
@@ -261,10 +265,6 @@ public final class TwoTierCache: Sendable {
     }
 
     // MARK: Internals
-
-    private func isStale(_ validated: Double, _ now: Double) -> Bool {
-        now - validated > ttl.secondsValue
-    }
 
     private func stripe(_ key: CacheKey) -> DiskMutex<MetadataStripe> {
         metadata[Int(truncatingIfNeeded: UInt(bitPattern: key.hashValue) % UInt(metadata.count))]

@@ -175,9 +175,9 @@ extension DiskCache {
                         throw CacheError.directoryUnusable(directory: layout.root, reason: error.reason)
                     }
                 } else {
-                    let rows = try opened.loadRows()
+                    let (rows, malformed) = try opened.loadRows()
                     let outcome: DiskRecovery.Outcome
-                    do { outcome = try recovery.run(rows: rows) } catch {
+                    do { outcome = try recovery.run(rows: rows, malformed: malformed) } catch {
                         throw CacheError.directoryUnusable(directory: layout.root, reason: error.description)
                     }
                     if outcome.changedAnything {

@@ -38,7 +38,7 @@ extension DiskCache {
     private func known(_ key: CacheKey, _ id: Hash256, verifiedOnly: Bool, countingHit: Bool) throws(CacheError) -> DiskRead? {
         if mode == .readOnly {
             guard !verifiedOnly, let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }
-            return DiskRead(entry: row.entry(key: key, layout: layout), bytes: [], isStale: isStale(validated: row.validated, now: clock.seconds))
+            return DiskRead(entry: row.entry(key: key, layout: layout), bytes: [], isStale: isStale(row.metadata, now: clock.now()))
         }
         let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
             guard !s.closed else { throw CacheError.closed }
@@ -51,7 +51,7 @@ extension DiskCache {
             guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
             record = touched
         }
-        return DiskRead(entry: entry(key: key, record: record), bytes: [], isStale: isStale(validated: record.validated, now: now))
+        return DiskRead(entry: entry(key: key, record: record), bytes: [], isStale: isStale(record.metadata, now: Date(timeIntervalSince1970: now)))
     }
 
     /// `found` with its file's bytes, checked against the index's size only: a look changes
@@ -88,7 +88,7 @@ extension DiskCache {
                 throw .readFailed(path: path, reason: error.reason)
             }
             let checks = limits.verifyOnRead && !record.verified
-            if bytes.count != record.size || (checks && Hash256.of(bytes) != record.checksum) {
+            if bytes.count != record.size || (checks && Hash256.of(bytes) != record.metadata.checksum) {
                 let reason = bytes.count != record.size
                     ? "its file has \(bytes.count) bytes, the index says \(record.size)" : "its file does not match its checksum"
                 if dropIfUnchanged(record, reason: reason) { return nil }
@@ -96,7 +96,7 @@ extension DiskCache {
             }
             let now = clock.seconds
             guard let touched = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
-            return DiskRead(entry: entry(key: key, record: touched), bytes: bytes, isStale: isStale(validated: touched.validated, now: now))
+            return DiskRead(entry: entry(key: key, record: touched), bytes: bytes, isStale: isStale(touched.metadata, now: Date(timeIntervalSince1970: now)))
         }
         return nil
     }
@@ -109,9 +109,8 @@ extension DiskCache {
             do { bytes = try FileOps.readAll(path) } catch where error.isNotFound { continue } catch {
                 throw .readFailed(path: path, reason: error.reason)
             }
-            if bytes.count == row.size && (!limits.verifyOnRead || Hash256.of(bytes).hex == row.sha256) {
-                let now = clock.seconds
-                return DiskRead(entry: row.entry(key: key, layout: layout), bytes: bytes, isStale: isStale(validated: row.validated, now: now))
+            if bytes.count == row.metadata.size && (!limits.verifyOnRead || Hash256.of(bytes) == row.metadata.checksum) {
+                return DiskRead(entry: row.entry(key: key, layout: layout), bytes: bytes, isStale: isStale(row.metadata, now: clock.now()))
             }
             // The owner may have replaced or evicted it while it was read; if the row is unchanged the file is bad.
             if try readIndex({ try $0.row(digest: key.digest) }) == row {

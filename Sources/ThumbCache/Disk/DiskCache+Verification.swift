@@ -21,7 +21,7 @@ extension DiskCache {
             guard !w.closed, let index = w.index else { throw CacheError.closed }
             try flushLocked(&w)
             let rows: [DiskIndexRow]
-            do { rows = try index.loadRows() } catch { throw Self.indexError(error, path: layout.indexPath) }
+            do { rows = try index.loadRows().rows } catch { throw Self.indexError(error, path: layout.indexPath) }
             var report = VerifyReport()
             var damaged: [Hash256] = []
             var sidecarsToWrite: [(Hash256, DiskSidecar)] = []
@@ -35,9 +35,9 @@ extension DiskCache {
                     damaged.append(id)
                     continue
                 }
-                report.checkedBytes += row.size
+                report.checkedBytes += row.metadata.size
                 let sidecar = recovery.readSidecar(id)
-                if sidecar?.sha256 != row.sha256 || sidecar?.size != row.size || sidecar?.url != row.url || sidecar?.variant != row.variant {
+                if sidecar?.describesSameFile(as: row.sidecar) != true {
                     report.problems.append(.init(kind: .badSidecar, path: layout.sidecarPath(id), url: row.url,
                                                  detail: sidecar == nil ? "missing or unreadable" : "does not match the index"))
                     sidecarsToWrite.append((id, row.sidecar))
@@ -89,7 +89,7 @@ extension DiskCache {
     }
 
     func readOnlyVerify() throws(CacheError) -> VerifyReport {
-        let rows = try readIndex { try $0.loadRows() }
+        let rows = try readIndex { try $0.loadRows().rows }
         var report = VerifyReport()
         let recovery = DiskRecovery(layout: layout, recheckWindow: 0)
         for row in rows {
@@ -104,10 +104,9 @@ extension DiskCache {
                 }
                 continue
             }
-            report.checkedBytes += row.size
-            let sidecar = recovery.readSidecar(id)
-            if sidecar?.sha256 != row.sha256 || sidecar?.size != row.size {
-                if try readIndex({ try $0.row(digest: row.digest) }) == row, recovery.readSidecar(id)?.sha256 != row.sha256 {
+            report.checkedBytes += row.metadata.size
+            if recovery.readSidecar(id)?.describesSameFile(as: row.sidecar) != true {
+                if try readIndex({ try $0.row(digest: row.digest) }) == row, recovery.readSidecar(id)?.describesSameFile(as: row.sidecar) != true {
                     report.problems.append(.init(kind: .badSidecar, path: layout.sidecarPath(id), url: row.url, detail: "missing or does not match the index"))
                 }
             }
@@ -122,10 +121,10 @@ extension DiskCache {
             return .init(kind: error.isNotFound ? .missingFile : .unreadable, path: path, url: row.url,
                          detail: error.isNotFound ? "" : error.reason)
         }
-        if bytes.count != row.size {
-            return .init(kind: .sizeMismatch, path: path, url: row.url, detail: "\(bytes.count) bytes, the index says \(row.size)")
+        if bytes.count != row.metadata.size {
+            return .init(kind: .sizeMismatch, path: path, url: row.url, detail: "\(bytes.count) bytes, the index says \(row.metadata.size)")
         }
-        if Hash256.of(bytes).hex != row.sha256 {
+        if Hash256.of(bytes) != row.metadata.checksum {
             return .init(kind: .checksumMismatch, path: path, url: row.url, detail: "content differs from what was stored")
         }
         return nil

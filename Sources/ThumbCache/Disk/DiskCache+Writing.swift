@@ -16,17 +16,20 @@ extension DiskCache {
     /// either way the cache stays consistent.
     public func store(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(),
                       contentType: String? = nil) throws(CacheError) {
+        try store(key, bytes, metadata: EntryMetadata(storing: bytes, contentType: contentType, validators: validators, at: clock.now()))
+    }
+
+    /// `store` with the metadata made by the caller (the two-tier cache has hashed the bytes already).
+    func store(_ key: CacheKey, _ bytes: [UInt8], metadata: EntryMetadata) throws(CacheError) {
         try requireOwner()
+        precondition(metadata.size == bytes.count, "metadata for other bytes")
         guard let id = Hash256(hex: key.digest) else { return }
         let originals = key.variant.isOriginal
         let budget = limits.maxBytes(originals: originals)
         guard bytes.count <= budget else { throw .entryTooLarge(size: bytes.count, maxBytes: budget) }
 
-        let now = clock.seconds
-        let checksum = Hash256.of(bytes)
-        let record = DiskEntryRecord(id: id, isOriginal: originals, size: bytes.count, checksum: checksum, contentType: contentType,
-                                     etag: validators.etag, lastModified: validators.lastModified, created: now, validated: now,
-                                     lastAccess: now, hits: 0)
+        let record = DiskEntryRecord(id: id, isOriginal: originals, metadata: metadata, lastAccess: metadata.created.timeIntervalSince1970,
+                                     hits: 0)
         let row = DiskIndexRow(key: key, record: record)
         let (serial, fault) = try state.withLock { (s) throws(CacheError) in
             guard !s.closed else { throw CacheError.closed }
@@ -126,16 +129,15 @@ extension DiskCache {
     public func refresh(_ key: CacheKey, validators: CacheValidators? = nil) throws(CacheError) -> Bool {
         try requireOwner()
         guard let id = Hash256(hex: key.digest) else { return false }
-        let now = clock.seconds
+        let now = clock.now()
         return try writer.withLock { (w) throws(CacheError) -> Bool in
             guard !w.closed, let index = w.index else { throw CacheError.closed }
             var changedValidators = false
             guard let updated = state.withLock({ s in
                 s.table.update(id) { record in
-                    record.validated = now
-                    if let validators, validators.etag != record.etag || validators.lastModified != record.lastModified {
-                        record.etag = validators.etag
-                        record.lastModified = validators.lastModified
+                    record.metadata.validated = now
+                    if let validators, validators != record.metadata.validators {
+                        record.metadata.validators = validators
                         changedValidators = true
                     }
                 }
@@ -153,8 +155,7 @@ extension DiskCache {
                     warn("could not update \(layout.sidecarPath(id)): \(error)")
                 }
             }
-            let validation = DiskIndexBatch.Validation(id: id, validated: now, etag: updated.etag, lastModified: updated.lastModified)
-            do { try index.apply(DiskIndexBatch(validations: [validation])) } catch {
+            do { try index.apply(DiskIndexBatch(revalidations: [(id, updated.metadata)])) } catch {
                 w.needsReconcile = true
                 throw Self.indexError(error, path: layout.indexPath)
             }

@@ -116,14 +116,12 @@ public final class DiskCache: Sendable {
     }
 
     func entry(key: CacheKey, record: DiskEntryRecord) -> CacheEntry {
-        CacheEntry(key: key, filePath: layout.dataPath(record.id), size: record.size, checksum: record.checksum.hex,
-                   contentType: record.contentType, validators: CacheValidators(etag: record.etag, lastModified: record.lastModified),
-                   created: Date(timeIntervalSince1970: record.created), validated: Date(timeIntervalSince1970: record.validated),
+        CacheEntry(key: key, filePath: layout.dataPath(record.id), metadata: record.metadata,
                    lastAccess: Date(timeIntervalSince1970: record.lastAccess), hits: record.hits)
     }
 
-    func isStale(validated: Double, now: Double) -> Bool {
-        now - validated > limits.ttl.secondsValue
+    func isStale(_ metadata: EntryMetadata, now: Date) -> Bool {
+        metadata.isStale(ttl: limits.ttl, now: now)
     }
 
     /// Runs a read on the index; the owner writes pending access times first so listings agree

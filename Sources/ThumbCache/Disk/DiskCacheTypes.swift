@@ -118,24 +118,26 @@ public enum CacheWarnings {
     }
 }
 
-/// One cached file as the index describes it.
+/// One cached file as the index describes it: where its bytes are, what was stored with them,
+/// and how it has been used.
 public struct CacheEntry: Sendable, Hashable {
     public let key: CacheKey
     /// Absolute path of the file; its bytes are exactly the stored bytes (no header). Valid until
     /// the entry is evicted or replaced: open it promptly (an open file stays readable).
     public let filePath: String
-    public let size: Int
-    /// SHA-256 of the bytes, lower-case hex.
-    public let checksum: String
-    public let contentType: String?
-    public let validators: CacheValidators
-    public let created: Date
-    /// When the bytes were stored or last revalidated (a 304); staleness counts from here.
-    public let validated: Date
+    public let metadata: EntryMetadata
     /// Last hit. Hits are written to the index in batches, so another process reading the index
     /// may see this a few seconds behind.
     public let lastAccess: Date
     public let hits: Int
+
+    public init(key: CacheKey, filePath: String, metadata: EntryMetadata, lastAccess: Date, hits: Int) {
+        self.key = key
+        self.filePath = filePath
+        self.metadata = metadata
+        self.lastAccess = lastAccess
+        self.hits = hits
+    }
 
     public var url: NormalizedURL { key.url }
     public var variant: CacheVariant { key.variant }
@@ -143,15 +145,22 @@ public struct CacheEntry: Sendable, Hashable {
     /// Built on demand: a URL costs more than reading a small file, and a hit rarely needs one.
     public var fileURL: URL { URL(fileURLWithPath: filePath, isDirectory: false) }
 
-    public func isStale(ttl: Duration, now: Date) -> Bool {
-        now.timeIntervalSince(validated) > ttl.secondsValue
-    }
+    public var size: Int { metadata.size }
+    /// SHA-256 of the bytes, lower-case hex.
+    public var checksum: String { metadata.checksum.hex }
+    public var contentType: String? { metadata.contentType }
+    public var validators: CacheValidators { metadata.validators }
+    public var created: Date { metadata.created }
+    public var validated: Date { metadata.validated }
+
+    public func isStale(ttl: Duration, now: Date) -> Bool { metadata.isStale(ttl: ttl, now: now) }
 }
 
-/// JSON for tools (`thumbd cache ls --json`, the HTTP API): the key as `url` and `variant` text.
+/// JSON for tools (`thumbd cache ls --json`, the HTTP API): the key as `url` and `variant` text,
+/// then the metadata's fields beside them (not nested), then the use.
 extension CacheEntry: Codable {
     enum CodingKeys: String, CodingKey {
-        case url, variant, kind, file, size, sha256, contentType, etag, lastModified, created, validated, lastAccess, hits
+        case url, variant, kind, file, lastAccess, hits
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,12 +174,8 @@ extension CacheEntry: Codable {
             throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: error.message)
         }
         self.init(key: CacheKey(url: url, variant: variant), filePath: try container.decode(String.self, forKey: .file),
-                  size: try container.decode(Int.self, forKey: .size), checksum: try container.decode(String.self, forKey: .sha256),
-                  contentType: try container.decodeIfPresent(String.self, forKey: .contentType),
-                  validators: CacheValidators(etag: try container.decodeIfPresent(String.self, forKey: .etag),
-                                              lastModified: try container.decodeIfPresent(String.self, forKey: .lastModified)),
-                  created: try container.decode(Date.self, forKey: .created), validated: try container.decode(Date.self, forKey: .validated),
-                  lastAccess: try container.decode(Date.self, forKey: .lastAccess), hits: try container.decode(Int.self, forKey: .hits))
+                  metadata: try EntryMetadata(from: decoder), lastAccess: try container.decode(Date.self, forKey: .lastAccess),
+                  hits: try container.decode(Int.self, forKey: .hits))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -179,13 +184,7 @@ extension CacheEntry: Codable {
         try container.encode(key.variant.description, forKey: .variant)
         try container.encode(isOriginal ? "original" : "thumbnail", forKey: .kind)
         try container.encode(filePath, forKey: .file)
-        try container.encode(size, forKey: .size)
-        try container.encode(checksum, forKey: .sha256)
-        try container.encodeIfPresent(contentType, forKey: .contentType)
-        try container.encodeIfPresent(validators.etag, forKey: .etag)
-        try container.encodeIfPresent(validators.lastModified, forKey: .lastModified)
-        try container.encode(created, forKey: .created)
-        try container.encode(validated, forKey: .validated)
+        try metadata.encode(to: encoder)
         try container.encode(lastAccess, forKey: .lastAccess)
         try container.encode(hits, forKey: .hits)
     }

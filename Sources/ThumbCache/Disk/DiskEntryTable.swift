@@ -3,14 +3,8 @@
 struct DiskEntryRecord: Sendable, Equatable {
     var id: Hash256
     var isOriginal: Bool
-    var size: Int
-    var checksum: Hash256
-    var contentType: String?
-    var etag: String?
-    var lastModified: String?
+    var metadata: EntryMetadata
     /// Unix seconds.
-    var created: Double
-    var validated: Double
     var lastAccess: Double
     var hits: Int
     /// Set by the table on insert: tells a reader that read a file outside the lock whether the
@@ -22,6 +16,7 @@ struct DiskEntryRecord: Sendable, Equatable {
     var verified = false
 
     var kind: Int { isOriginal ? 1 : 0 }
+    var size: Int { metadata.size }
 }
 
 /// The owner's map of entries with one LRU list per budget (thumbnails, originals): a dictionary
@@ -150,9 +145,9 @@ struct DiskEntryTable: Sendable {
     /// Changes metadata in place (not size, kind, id or LRU position).
     mutating func update(_ id: Hash256, _ change: (inout DiskEntryRecord) -> Void) -> DiskEntryRecord? {
         guard let slot = index[id], var record = slots[Int(slot)].record else { return nil }
-        let fixed = (record.id, record.size, record.isOriginal, record.generation)
+        let fixed = (record.id, record.metadata.size, record.isOriginal, record.generation)
         change(&record)
-        (record.id, record.size, record.isOriginal, record.generation) = fixed
+        (record.id, record.metadata.size, record.isOriginal, record.generation) = fixed
         slots[Int(slot)].record = record
         return record
     }

@@ -43,14 +43,17 @@ extension DiskIndex {
             } else {
                 source = "entries NOT INDEXED"
             }
-            var sql = "SELECT \(Self.rowColumns), rowid, \(sort.column) FROM \(source)"
+            var sql = "SELECT \(DiskIndexRow.columns), rowid, \(sort.column) FROM \(source)"
             if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
             sql += " ORDER BY \(sort.column) \(direction), rowid \(direction) LIMIT ?"
             _ = arguments.append(contentsOf: [query.limit])
             var fetched = try Row.fetchAll(db, sql: sql, arguments: arguments)
             if backward { fetched.reverse() }
-            let rows = fetched.map(DiskIndexRow.init(row:))
-            let cursors = fetched.map { CacheEntryCursor(value: $0[15], row: $0[14]) }
+            let parsed = fetched.compactMap { row in
+                DiskIndexRow(row: row).map { ($0, CacheEntryCursor(value: row[DiskIndexRow.columnCount + 1], row: row[DiskIndexRow.columnCount])) }
+            }
+            let rows = parsed.map(\.0)
+            let cursors = parsed.map(\.1)
 
             let offset: Int
             switch query.position {

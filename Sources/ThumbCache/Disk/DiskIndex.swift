@@ -113,45 +113,51 @@ final class DiskIndex: Sendable {
     ]
 
     private func prepareSchema() throws {
-        try createTables()
+        try queue.writeWithoutTransaction { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+            // Newer than this thumbd, or not a thumbd index: leave it untouched.
+            guard version <= Self.schemaVersion, version > 0 || tables == 0 else { throw DiskIndexError.incompatible(version: version) }
+        }
+        try Self.migrator.migrate(queue)
         try queue.writeWithoutTransaction { db in
             for statement in Self.listingIndexes { try db.execute(sql: statement) }
         }
     }
 
-    private func createTables() throws {
-        try queue.writeWithoutTransaction { db in
-            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            if version == Self.schemaVersion { return }
-            let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") ?? 0
-            guard version == 0 && tables == 0 else { throw DiskIndexError.incompatible(version: version) }
-            try db.inTransaction {
-                try db.execute(sql: """
-                    CREATE TABLE entries (
-                        digest        TEXT PRIMARY KEY NOT NULL,
-                        url           TEXT NOT NULL,
-                        host          TEXT NOT NULL,
-                        variant       TEXT NOT NULL,
-                        kind          TEXT NOT NULL CHECK (kind IN ('thumbnail', 'original')),
-                        file          TEXT GENERATED ALWAYS AS ('objects/' || substr(digest, 1, 2) || '/' || digest) VIRTUAL,
-                        size          INTEGER NOT NULL,
-                        sha256        TEXT NOT NULL,
-                        content_type  TEXT,
-                        etag          TEXT,
-                        last_modified TEXT,
-                        created_at    REAL NOT NULL,
-                        validated_at  REAL NOT NULL,
-                        last_access   REAL NOT NULL,
-                        hits          INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE INDEX entries_by_url ON entries(url);
-                    CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
-                    INSERT INTO counters (name, value) VALUES ('hits', 0), ('misses', 0), ('evictions', 0);
-                    PRAGMA user_version = \(Self.schemaVersion);
-                    """)
-                return .commit
-            }
+    /// The schema's history, one step per change, applied in order to an index made by any earlier
+    /// thumbd. `user_version` follows the steps, so a reader (`openReadOnly`) can tell an index of
+    /// another version; a column added for `EntryMetadata` is a new step here and a new version.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // Version 1 predates the migrator: an index it made has these tables but no record of the
+        // step, so the step must find them already there and change nothing.
+        migrator.registerMigration("1 entries and counters") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS entries (
+                    digest        TEXT PRIMARY KEY NOT NULL,
+                    url           TEXT NOT NULL,
+                    host          TEXT NOT NULL,
+                    variant       TEXT NOT NULL,
+                    kind          TEXT NOT NULL CHECK (kind IN ('thumbnail', 'original')),
+                    file          TEXT GENERATED ALWAYS AS ('objects/' || substr(digest, 1, 2) || '/' || digest) VIRTUAL,
+                    size          INTEGER NOT NULL,
+                    sha256        TEXT NOT NULL,
+                    content_type  TEXT,
+                    etag          TEXT,
+                    last_modified TEXT,
+                    created_at    REAL NOT NULL,
+                    validated_at  REAL NOT NULL,
+                    last_access   REAL NOT NULL,
+                    hits          INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX IF NOT EXISTS entries_by_url ON entries(url);
+                CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+                INSERT OR IGNORE INTO counters (name, value) VALUES ('hits', 0), ('misses', 0), ('evictions', 0);
+                PRAGMA user_version = 1;
+                """)
         }
+        return migrator
     }
 
     func close() {
@@ -161,27 +167,19 @@ final class DiskIndex: Sendable {
 
     // MARK: Reading
 
-    static let rowColumns = """
-        digest, url, host, variant, kind, size, sha256, content_type, etag, last_modified, \
-        created_at, validated_at, last_access, hits
-        """
-
     /// Everything the owner keeps in memory, handed to `body` row by row (no array of 100,000
     /// records in between). The hot path of opening a clean cache: one scan, no URL parsing.
     func loadRecords(_ body: (DiskEntryRecord) -> Void) throws {
         try queue.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT digest, kind = 'original', size, sha256, content_type, etag, last_modified, created_at, validated_at,
-                       last_access, hits
-                FROM entries
+                SELECT digest, kind = 'original', last_access, hits, \(EntryMetadata.columns) FROM entries
                 """)
             while let row = try rows.next() {
-                let digest: String = row[0], checksum: String = row[3]
-                guard let id = Hash256(hex: digest), let sum = Hash256(hex: checksum) else { throw DiskIndexError.malformedRow(digest) }
-                body(DiskEntryRecord(
-                    id: id, isOriginal: row[1], size: row[2], checksum: sum,
-                    contentType: row[4], etag: row[5], lastModified: row[6],
-                    created: row[7], validated: row[8], lastAccess: row[9], hits: row[10]))
+                let digest: String = row[0]
+                guard let id = Hash256(hex: digest), let metadata = EntryMetadata(row: row, startingAt: 4) else {
+                    throw DiskIndexError.malformedRow(digest)
+                }
+                body(DiskEntryRecord(id: id, isOriginal: row[1], metadata: metadata, lastAccess: row[2], hits: row[3]))
             }
         }
     }
@@ -190,22 +188,29 @@ final class DiskIndex: Sendable {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entries") ?? 0 }
     }
 
-    func loadRows() throws -> [DiskIndexRow] {
+    /// Every row, least recently used first, and the digests of rows that do not parse.
+    func loadRows() throws -> (rows: [DiskIndexRow], malformed: [String]) {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.rowColumns) FROM entries ORDER BY last_access").map(DiskIndexRow.init(row:))
+            var rows: [DiskIndexRow] = [], malformed: [String] = []
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(DiskIndexRow.columns) FROM entries ORDER BY last_access")
+            while let row = try cursor.next() {
+                if let parsed = DiskIndexRow(row: row) { rows.append(parsed) } else { malformed.append(row[0]) }
+            }
+            return (rows, malformed)
         }
     }
 
     func row(digest: String) throws -> DiskIndexRow? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.rowColumns) FROM entries WHERE digest = ?", arguments: [digest]).map(DiskIndexRow.init(row:))
+            try Row.fetchOne(db, sql: "SELECT \(DiskIndexRow.columns) FROM entries WHERE digest = ?", arguments: [digest])
+                .flatMap(DiskIndexRow.init(row:))
         }
     }
 
     func rows(url: String) throws -> [DiskIndexRow] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.rowColumns) FROM entries WHERE url = ? ORDER BY variant", arguments: [url])
-                .map(DiskIndexRow.init(row:))
+            try Row.fetchAll(db, sql: "SELECT \(DiskIndexRow.columns) FROM entries WHERE url = ? ORDER BY variant", arguments: [url])
+                .compactMap(DiskIndexRow.init(row:))
         }
     }
 
@@ -226,10 +231,10 @@ final class DiskIndex: Sendable {
         let direction = sort.descending ? "DESC" : "ASC"
         var arguments = filter.arguments
         _ = arguments.append(contentsOf: [limit ?? -1, max(0, offset)])
-        let sql = "SELECT \(Self.rowColumns) FROM entries\(filter.whereClause) ORDER BY \(sort.column) \(direction), rowid \(direction) LIMIT ? OFFSET ?"
+        let sql = "SELECT \(DiskIndexRow.columns) FROM entries\(filter.whereClause) ORDER BY \(sort.column) \(direction), rowid \(direction) LIMIT ? OFFSET ?"
         let finalArguments = arguments
         return try queue.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map(DiskIndexRow.init(row:))
+            try Row.fetchAll(db, sql: sql, arguments: finalArguments).compactMap(DiskIndexRow.init(row:))
         }
     }
 
@@ -309,34 +314,25 @@ final class DiskIndex: Sendable {
             if batch.deleteAll {
                 try db.execute(sql: "DELETE FROM entries")
             }
-            if !batch.deletes.isEmpty {
+            if !batch.deletes.isEmpty || !batch.malformedDigests.isEmpty {
                 let statement = try db.cachedStatement(sql: "DELETE FROM entries WHERE digest = ?")
                 for id in batch.deletes { try statement.execute(arguments: [id.hex]) }
+                for digest in batch.malformedDigests { try statement.execute(arguments: [digest]) }
             }
             if !batch.upserts.isEmpty {
-                let statement = try db.cachedStatement(sql: """
-                    INSERT OR REPLACE INTO entries (digest, url, host, variant, kind, size, sha256, content_type, etag,
-                        last_modified, created_at, validated_at, last_access, hits)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-                for row in batch.upserts {
-                    try statement.execute(arguments: [
-                        row.digest, row.url, row.host, row.variant, row.isOriginal ? "original" : "thumbnail",
-                        row.size, row.sha256, row.contentType, row.etag,
-                        row.lastModified, row.created, row.validated, row.lastAccess, row.hits,
-                    ])
-                }
+                let placeholders = Array(repeating: "?", count: DiskIndexRow.columnCount).joined(separator: ", ")
+                let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO entries (\(DiskIndexRow.columns)) VALUES (\(placeholders))")
+                for row in batch.upserts { try statement.execute(arguments: StatementArguments(row.databaseValues)) }
             }
             if !batch.accesses.isEmpty {
                 let statement = try db.cachedStatement(sql: "UPDATE entries SET last_access = ?, hits = ? WHERE digest = ?")
                 for access in batch.accesses { try statement.execute(arguments: [access.lastAccess, access.hits, access.id.hex]) }
             }
-            if !batch.validations.isEmpty {
-                let statement = try db.cachedStatement(sql: """
-                    UPDATE entries SET validated_at = ?, etag = ?, last_modified = ? WHERE digest = ?
-                    """)
-                for item in batch.validations {
-                    try statement.execute(arguments: [item.validated, item.etag, item.lastModified, item.id.hex])
+            if !batch.revalidations.isEmpty {
+                let placeholders = Array(repeating: "?", count: EntryMetadata.columnCount).joined(separator: ", ")
+                let statement = try db.cachedStatement(sql: "UPDATE entries SET (\(EntryMetadata.columns)) = (\(placeholders)) WHERE digest = ?")
+                for (id, metadata) in batch.revalidations {
+                    try statement.execute(arguments: StatementArguments(metadata.databaseValues + [id.hex]))
                 }
             }
             if let counters = batch.counters {

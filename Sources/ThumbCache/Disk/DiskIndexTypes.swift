@@ -39,92 +39,76 @@ struct DiskIndexBatch: Sendable {
         var hits: Int
     }
 
-    struct Validation: Sendable {
-        var id: Hash256
-        var validated: Double
-        var etag: String?
-        var lastModified: String?
-    }
-
     var deleteAll = false
     var deletes: [Hash256] = []
+    /// Rows whose digest or checksum does not parse (a damaged or hand-edited index).
+    var malformedDigests: [String] = []
     var upserts: [DiskIndexRow] = []
     var accesses: [Access] = []
-    var validations: [Validation] = []
+    /// Entries whose metadata changed in place (a 304 made them fresh, perhaps with new validators).
+    var revalidations: [(id: Hash256, metadata: EntryMetadata)] = []
     var counters: DiskCounters?
 
     var isEmpty: Bool {
-        !deleteAll && deletes.isEmpty && upserts.isEmpty && accesses.isEmpty && validations.isEmpty && counters == nil
+        !deleteAll && deletes.isEmpty && malformedDigests.isEmpty && upserts.isEmpty && accesses.isEmpty && revalidations.isEmpty
+            && counters == nil
     }
 }
 
-/// A full index row.
+/// A full index row: the key as the index stores it (text, parsed only where needed), the entry's
+/// metadata, and its use.
 struct DiskIndexRow: Sendable, Equatable {
     var digest: String
     var url: String
     var host: String
     var variant: String
     var isOriginal: Bool
-    var size: Int
-    var sha256: String
-    var contentType: String?
-    var etag: String?
-    var lastModified: String?
-    var created: Double
-    var validated: Double
+    var metadata: EntryMetadata
     var lastAccess: Double
     var hits: Int
 
-    init(row: Row) {
+    /// The columns `init(row:)` reads, in its order.
+    static let columns = "digest, url, host, variant, kind, \(EntryMetadata.columns), last_access, hits"
+    static let columnCount = 7 + EntryMetadata.columnCount
+
+    /// Nil for a row whose checksum is not 64 hex digits (the schema cannot forbid it).
+    init?(row: Row) {
+        guard let metadata = EntryMetadata(row: row, startingAt: 5) else { return nil }
         digest = row[0]
         url = row[1]
         host = row[2]
         variant = row[3]
         let kind: String = row[4]
         isOriginal = kind == "original"
-        size = row[5]
-        sha256 = row[6]
-        contentType = row[7]
-        etag = row[8]
-        lastModified = row[9]
-        created = row[10]
-        validated = row[11]
-        lastAccess = row[12]
-        hits = row[13]
+        self.metadata = metadata
+        let use = 5 + EntryMetadata.columnCount
+        lastAccess = row[use]
+        hits = row[use + 1]
+    }
+
+    init(key: CacheKey, metadata: EntryMetadata, lastAccess: Double, hits: Int) {
+        digest = key.digest
+        url = key.url.value
+        host = key.url.host
+        variant = key.variant.description
+        isOriginal = key.variant.isOriginal
+        self.metadata = metadata
+        self.lastAccess = lastAccess
+        self.hits = hits
     }
 
     init(key: CacheKey, record: DiskEntryRecord) {
-        digest = key.digest
-        url = key.url.value
-        host = key.url.host
-        variant = key.variant.description
-        isOriginal = key.variant.isOriginal
-        size = record.size
-        sha256 = record.checksum.hex
-        contentType = record.contentType
-        etag = record.etag
-        lastModified = record.lastModified
-        created = record.created
-        validated = record.validated
-        lastAccess = record.lastAccess
-        hits = record.hits
+        self.init(key: key, metadata: record.metadata, lastAccess: record.lastAccess, hits: record.hits)
     }
 
+    /// An entry adopted from its sidecar: never hit yet, last used when it was last validated.
     init(key: CacheKey, sidecar: DiskSidecar) {
-        digest = key.digest
-        url = key.url.value
-        host = key.url.host
-        variant = key.variant.description
-        isOriginal = key.variant.isOriginal
-        size = sidecar.size
-        sha256 = sidecar.sha256
-        contentType = sidecar.contentType
-        etag = sidecar.etag
-        lastModified = sidecar.lastModified
-        created = sidecar.created
-        validated = sidecar.validated
-        lastAccess = sidecar.validated
-        hits = 0
+        self.init(key: key, metadata: sidecar.metadata, lastAccess: sidecar.metadata.validated.timeIntervalSince1970, hits: 0)
+    }
+
+    /// The values for `columns`, in its order.
+    var databaseValues: [(any DatabaseValueConvertible)?] {
+        [digest, url, host, variant, isOriginal ? "original" : "thumbnail"] + metadata.databaseValues + [lastAccess, hits]
     }
 
     /// The key, when the stored URL and variant parse and hash to the stored digest.
@@ -135,22 +119,16 @@ struct DiskIndexRow: Sendable, Equatable {
     }
 
     var record: DiskEntryRecord? {
-        guard let id = Hash256(hex: digest), let checksum = Hash256(hex: sha256) else { return nil }
-        return DiskEntryRecord(id: id, isOriginal: isOriginal, size: size, checksum: checksum, contentType: contentType,
-                               etag: etag, lastModified: lastModified, created: created, validated: validated,
-                               lastAccess: lastAccess, hits: hits)
+        guard let id = Hash256(hex: digest) else { return nil }
+        return DiskEntryRecord(id: id, isOriginal: isOriginal, metadata: metadata, lastAccess: lastAccess, hits: hits)
     }
 
     var sidecar: DiskSidecar {
-        DiskSidecar(url: url, variant: variant, size: size, sha256: sha256, contentType: contentType, etag: etag,
-                    lastModified: lastModified, created: created, validated: validated)
+        DiskSidecar(url: url, variant: variant, metadata: metadata)
     }
 
     func entry(key: CacheKey, layout: DiskLayout) -> CacheEntry {
-        CacheEntry(key: key, filePath: layout.root + "/objects/\(digest.prefix(2))/\(digest)", size: size,
-                   checksum: sha256, contentType: contentType,
-                   validators: CacheValidators(etag: etag, lastModified: lastModified),
-                   created: Date(timeIntervalSince1970: created), validated: Date(timeIntervalSince1970: validated),
+        CacheEntry(key: key, filePath: layout.root + "/objects/\(digest.prefix(2))/\(digest)", metadata: metadata,
                    lastAccess: Date(timeIntervalSince1970: lastAccess), hits: hits)
     }
 }

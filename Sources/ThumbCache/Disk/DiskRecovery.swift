@@ -95,8 +95,10 @@ struct DiskRecovery {
     }
 
     /// `rows` nil: rebuild (every file must prove itself through its sidecar).
-    func run(rows: [DiskIndexRow]?) throws(FileOpError) -> Outcome {
+    func run(rows: [DiskIndexRow]?, malformed: [String] = []) throws(FileOpError) -> Outcome {
         var outcome = Outcome()
+        outcome.batch.malformedDigests = malformed
+        outcome.droppedRows += malformed.count
         for name in try FileOps.list(layout.tmpPath) {
             try FileOps.removeTree(layout.tmpPath + "/" + name)
             outcome.removedFiles += 1
@@ -128,7 +130,7 @@ struct DiskRecovery {
             }
             handled.insert(id)
             let hasSidecar = files.sidecars.contains(id)
-            if Int(file.size) == row.size && file.modified < recentFrom && hasSidecar {
+            if Int(file.size) == row.metadata.size && file.modified < recentFrom && hasSidecar {
                 outcome.records.append(record)
                 continue
             }
@@ -137,7 +139,7 @@ struct DiskRecovery {
             let bytes: [UInt8]
             do { bytes = try FileOps.readAll(layout.dataPath(id)) } catch where error.isNotFound { bytes = [] }
             let sum = Hash256.of(bytes)
-            if bytes.count == row.size && sum == record.checksum {
+            if bytes.count == row.metadata.size && sum == row.metadata.checksum {
                 // The file is what the row says. (Its sidecar can only describe these same bytes:
                 // a replacement removes the old sidecar before the new one appears.)
                 if !hasSidecar {
@@ -145,7 +147,7 @@ struct DiskRecovery {
                     outcome.sidecarsWritten += 1
                 }
                 outcome.records.append(record)
-            } else if hasSidecar, let sidecar = readSidecar(id), sidecar.size == bytes.count, Hash256(hex: sidecar.sha256) == sum,
+            } else if hasSidecar, let sidecar = readSidecar(id), sidecar.metadata.size == bytes.count, sidecar.metadata.checksum == sum,
                       let key = sidecar.key(matching: id) {
                 let adopted = DiskIndexRow(key: key, sidecar: sidecar)
                 record = adopted.record ?? record
@@ -163,11 +165,11 @@ struct DiskRecovery {
         // Files the index does not list.
         for (id, file) in files.data where !handled.contains(id) {
             outcome.checksummed += 1
-            if files.sidecars.contains(id), let sidecar = readSidecar(id), sidecar.size == Int(file.size),
+            if files.sidecars.contains(id), let sidecar = readSidecar(id), sidecar.metadata.size == Int(file.size),
                let key = sidecar.key(matching: id) {
                 let bytes: [UInt8]
                 do { bytes = try FileOps.readAll(layout.dataPath(id)) } catch where error.isNotFound { continue }
-                if bytes.count == sidecar.size, Hash256(hex: sidecar.sha256) == Hash256.of(bytes) {
+                if bytes.count == sidecar.metadata.size, sidecar.metadata.checksum == Hash256.of(bytes) {
                     let row = DiskIndexRow(key: key, sidecar: sidecar)
                     if let record = row.record {
                         outcome.batch.upserts.append(row)

@@ -3,7 +3,7 @@ import Crypto
 /// A SHA-256 value held as four words: an entry's name (the key's digest) or a file's checksum.
 /// Hashing and comparing it costs no allocation, so the in-memory map of 100,000 entries stays
 /// cheap to build and to probe.
-struct Hash256: Hashable, Sendable, CustomStringConvertible {
+public struct Hash256: Hashable, Sendable, CustomStringConvertible {
     var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
 
     init(w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64) {
@@ -12,7 +12,7 @@ struct Hash256: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses 64 hex digits (either case); nil for anything else. On the path that loads the
     /// index (two per entry), so it works on the contiguous UTF-8 directly.
-    init?(hex text: String) {
+    public init?(hex text: String) {
         var text = text
         guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
         self = parsed
@@ -65,12 +65,12 @@ struct Hash256: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The SHA-256 of `bytes`.
-    static func of(_ bytes: [UInt8]) -> Hash256 {
+    public static func of(_ bytes: [UInt8]) -> Hash256 {
         bytes.withUnsafeBytes { Hash256(digest: SHA256.hash(data: $0)) }
     }
 
     /// Lower-case hex, the form used in file names, the index and the sidecars.
-    var hex: String {
+    public var hex: String {
         String(unsafeUninitializedCapacity: 64) { buffer in
             for (w, word) in [w0, w1, w2, w3].enumerated() {
                 for i in 0..<16 {
@@ -88,7 +88,24 @@ struct Hash256: Hashable, Sendable, CustomStringConvertible {
         return String([digits[Int(w0 >> 60)], digits[Int((w0 >> 56) & 0xF)]])
     }
 
-    var description: String { hex }
+    public var description: String { hex }
+}
+
+/// In JSON (the API, the sidecars): the lower-case hex text.
+extension Hash256: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = Hash256(hex: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a SHA-256 in hex: \(text.prefix(80))")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
 }
 
 /// For tests of the parser: the canonical (lower-case) form of `text` if it is 64 hex digits.
