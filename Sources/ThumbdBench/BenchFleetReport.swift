@@ -34,11 +34,7 @@ struct BenchFleetResults: Encodable {
     }
 
     struct Hits: Encodable {
-        var seconds: Int
-        var warmupSeconds: Int
-        var rounds: Int
-        var threads: Int
-        var connections: Int
+        var runs: BenchHitRuns
         var staticFiles: BenchServeResults.Series
         var fleet: BenchServeResults.Series
         var edgeCache: BenchServeResults.Series
@@ -111,8 +107,7 @@ struct BenchFleetResults: Encodable {
     private func wrkCores(_ cpu: BenchCPUUsage?) -> Double? { cpu?.processes.first { $0.name == "wrk" }?.cores }
 
     private func renderHits(_ h: Hits) -> String {
-        var out = ["HITS: wrk -t\(h.threads) -c\(h.connections), \(h.seconds) s per run after a \(h.warmupSeconds) s warm-up,"
-                   + " \(h.rounds) rounds interleaved; the median run of each (wrk on the same cores as the servers)"]
+        var out = ["HITS: \(h.runs.summary); the median run of each (wrk on the same cores as the servers)"]
         let rows = h.all.map { series -> [String] in
             let m = series.median
             let ratio = h.ratioToStatic(series).map { TextTable.fixed($0, 2) + "x" } ?? "-"

@@ -11,42 +11,25 @@ import ThumbServer
 
 /// Runs the phases of `thumbd-bench fleet` (see its --help) and gathers their figures. Every child
 /// it starts is stopped by its pid before it returns, or by `cleanUp` after an error.
-struct BenchFleetRunner {
+struct BenchFleetRunner: BenchHitRunning {
     static let nodeCount = 3
 
     let options: BenchFleetCommand
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    let scratch: BenchScratch
-    let logs: String
-    let executable: String
-    let wrk: String
-    let python: String
+    let setUp: BenchHitSetUp
     let nginx: String
     private var children: [BenchServeProcess] = []
 
     init(options: BenchFleetCommand) throws {
         self.options = options
-        executable = try ThumbdExecutable.required()
-        guard let wrk = BenchProc.which("wrk") else { throw ValidationErrorMessage("wrk is not installed: \(BenchWrk.installHint)") }
-        guard let nginx = BenchProc.which("nginx") else { throw ValidationErrorMessage("nginx is not installed: \(BenchNginx.installHint)") }
-        guard let python = BenchProc.which("python3") else {
-            throw ValidationErrorMessage("python3 is not installed (it serves the photos as the origin): apt-get install python3")
-        }
-        (self.wrk, self.nginx, self.python) = (wrk, nginx, python)
-        scratch = try BenchScratch()
-        // World-readable: nginx started as root may hand its workers to another user.
-        chmod(scratch.root, 0o755)
-        logs = try scratch.folder("logs")
+        setUp = try BenchHitSetUp(requiringNginx: true)
+        nginx = setUp.nginx ?? ""
     }
 
     mutating func cleanUp() {
         Self.stopTogether(Array(children.reversed()))
         children.removeAll()
-        if options.hits.keep {
-            FileHandle.standardError.write(Data("bench: kept the scratch folder \(scratch.root) (logs in \(logs))\n".utf8))
-        } else {
-            scratch.remove()
-        }
+        setUp.finish(keep: options.hits.keep)
     }
 
     /// SIGTERM to all at once (a node drains for its drain grace), then waits for each; SIGKILL
@@ -134,8 +117,7 @@ struct BenchFleetRunner {
             .init(name: "fleet (nginx -> nodes)", server: fleet, paths: photos.map(\.hotPath), frontsNodes: true),
             .init(name: "fleet + edge cache", server: edge, paths: photos.map(\.hotPath), frontsNodes: true),
         ], notes: &results.notes)
-        results.hits = .init(seconds: options.hits.duration, warmupSeconds: options.hits.warmup, rounds: options.hits.rounds,
-                             threads: options.hits.threads, connections: options.hits.connections,
+        results.hits = .init(runs: BenchHitRuns(options.hits),
                              staticFiles: series[0], fleet: series[1], edgeCache: series[2])
         forget(peer.process)
         Self.stopTogether([peer.process, edge.process])
@@ -227,22 +209,10 @@ struct BenchFleetRunner {
     /// were the same is the second value).
     private mutating func startStaticPeer(photos: inout [Photo], notes: inout [String]) throws -> (BenchServer, Bool) {
         let www = try scratch.folder("www")
-        try FileManager.default.createDirectory(atPath: (www as NSString).appendingPathComponent("t"), withIntermediateDirectories: true)
-        for index in photos.indices {
-            photos[index].staticPath = "/t/\(BenchScratch.stem(index)).\(BenchServeRunner.fileExtension(photos[index].contentType))"
-            try Data(photos[index].bytes).write(to: URL(fileURLWithPath: www + photos[index].staticPath))
-        }
+        try BenchStaticPeer.publish(&photos, www: www)
         say("static nginx: \(cores) workers serving the \(photos.count) thumbnails as files; access log on")
         let server = track(try BenchFleetNginx.startStatic(executable: nginx, root: www, directory: try scratch.folder("nginx-static"), workers: cores))
-        try server.waitUntilReady(path: photos[0].staticPath)
-        var identical = true
-        for photo in photos {
-            let answer = try BenchHTTP.get(port: server.port, path: photo.staticPath)
-            if answer.status != 200 || answer.body != photo.bytes {
-                identical = false
-                notes.append("static nginx answered \(photo.staticPath) with status \(answer.status), \(answer.body.count) bytes; expected \(photo.bytes.count)")
-            }
-        }
+        let identical = try BenchStaticPeer.servesExactly(server, photos, label: "static nginx", notes: &notes)
         return (server, identical)
     }
 

@@ -60,3 +60,22 @@ struct BenchHitOptions: ParsableArguments {
         }
     }
 }
+
+/// How the hit runs were made, as reports print and record them.
+struct BenchHitRuns: Encodable {
+    var seconds: Int
+    var warmupSeconds: Int
+    var rounds: Int
+    var threads: Int
+    var connections: Int
+
+    init(_ options: BenchHitOptions) {
+        (seconds, warmupSeconds, rounds) = (options.duration, options.warmup, options.rounds)
+        (threads, connections) = (options.threads, options.connections)
+    }
+
+    /// "wrk -t2 -c64, 10 s per run after a 2 s warm-up, 3 round(s) interleaved"
+    var summary: String {
+        "wrk -t\(threads) -c\(connections), \(seconds) s per run after a \(warmupSeconds) s warm-up, \(rounds) round(s) interleaved"
+    }
+}

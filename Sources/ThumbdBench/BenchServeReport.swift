@@ -32,11 +32,7 @@ struct BenchServeResults: Encodable {
     }
 
     struct Hits: Encodable {
-        var seconds: Int
-        var warmupSeconds: Int
-        var rounds: Int
-        var threads: Int
-        var connections: Int
+        var runs: BenchHitRuns
         var nginx: Series?
         var memory: Series?
         var disk: Series?
@@ -156,8 +152,7 @@ struct BenchServeResults: Encodable {
     private func ms(_ value: Double) -> String { TextTable.fixed(value, value < 10 ? 2 : 1) }
 
     private func renderHits(_ h: Hits) -> String {
-        var out = ["HITS: wrk -t\(h.threads) -c\(h.connections), \(h.seconds) s per run after a \(h.warmupSeconds) s warm-up,"
-                   + " \(h.rounds) round(s) interleaved (nginx, memory, disk); the median run of each:"]
+        var out = ["HITS: \(h.runs.summary) (nginx, memory, disk); the median run of each:"]
         let base = h.nginx?.median.requestsPerSecond
         var rows: [[String]] = []
         for series in [h.nginx, h.memory, h.disk].compactMap({ $0 }) {

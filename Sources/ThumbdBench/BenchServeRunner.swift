@@ -10,15 +10,11 @@ import InputFiles
 
 /// Runs the phases of `thumbd-bench serve` (see its --help) and gathers their figures. Every child
 /// it starts is stopped by its pid before it returns, or by `cleanUp` after an error.
-struct BenchServeRunner {
+struct BenchServeRunner: BenchHitRunning {
     let options: BenchServeCommand
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    let root: String
-    let logs: String
-    let executable: String
-    let wrk: String
-    let python: String
-    let nginx: String?
+    let setUp: BenchHitSetUp
+    var nginx: String? { setUp.nginx }
     private var children: [BenchServeProcess] = []
 
     /// One photo of the corpus and, once warmed, its thumbnail.
@@ -35,42 +31,20 @@ struct BenchServeRunner {
 
     init(options: BenchServeCommand) throws {
         self.options = options
-        executable = try ThumbdExecutable.required()
-        guard let wrk = BenchProc.which("wrk") else {
-            throw ValidationErrorMessage("wrk is not installed: \(BenchWrk.installHint)")
-        }
-        self.wrk = wrk
-        guard let python = BenchProc.which("python3") else {
-            throw ValidationErrorMessage("python3 is not installed (it serves the photos as the origin): apt-get install python3")
-        }
-        self.python = python
-        nginx = BenchProc.which("nginx")
-        // World-readable: nginx started as root hands its workers to `nobody`.
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("thumbd-bench-serve-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw ValidationErrorMessage("cannot create a scratch folder under \(NSTemporaryDirectory())")
-        }
-        root = String(cString: made)
-        chmod(root, 0o755)
-        logs = (root as NSString).appendingPathComponent("logs")
-        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        setUp = try BenchHitSetUp(requiringNginx: false)
     }
 
     mutating func cleanUp() {
         for child in children.reversed() { child.stop(SIGTERM, grace: 5) }
         children.removeAll()
-        if options.hits.keep {
-            FileHandle.standardError.write(Data("bench: kept the scratch folder \(root) (logs in \(logs))\n".utf8))
-        } else {
-            try? FileManager.default.removeItem(atPath: root)
-        }
+        setUp.finish(keep: options.hits.keep)
     }
 
     func say(_ line: String) {
         FileHandle.standardError.write(Data("bench: \(line)\n".utf8))
     }
 
-    func path(_ name: String) -> String { (root as NSString).appendingPathComponent(name) }
+    func path(_ name: String) -> String { (scratch.root as NSString).appendingPathComponent(name) }
 
     mutating func track(_ server: BenchServer) -> BenchServer {
         children.append(server.process)
@@ -133,23 +107,10 @@ struct BenchServeRunner {
             var nginxServer: BenchServer?
             if let nginx, !options.noHits {
                 let www = path("www")
-                try FileManager.default.createDirectory(atPath: (www as NSString).appendingPathComponent("t"), withIntermediateDirectories: true)
-                for index in photos.indices {
-                    let ext = Self.fileExtension(photos[index].contentType)
-                    photos[index].staticPath = "/t/\(BenchScratch.stem(index)).\(ext)"
-                    try Data(photos[index].bytes).write(to: URL(fileURLWithPath: www + photos[index].staticPath))
-                }
+                try BenchStaticPeer.publish(&photos, www: www)
                 say("nginx: \(cores) workers serving the \(photos.count) thumbnails as static files")
                 let server = track(try BenchNginx.start(executable: nginx, root: www, directory: path("nginx"), workers: cores))
-                try server.waitUntilReady(path: photos[0].staticPath)
-                var identical = true
-                for photo in photos {
-                    let answer = try BenchHTTP.get(port: server.port, path: photo.staticPath)
-                    if answer.status != 200 || answer.body != photo.bytes {
-                        identical = false
-                        results.notes.append("nginx answered \(photo.staticPath) with status \(answer.status), \(answer.body.count) bytes; expected \(photo.bytes.count)")
-                    }
-                }
+                let identical = try BenchStaticPeer.servesExactly(server, photos, label: "nginx", notes: &results.notes)
                 hotSet.nginxBytesIdentical = identical
                 nginxServer = server
             }
@@ -308,8 +269,7 @@ struct BenchServeRunner {
             return BenchServeResults.Series(name: name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
                                             answeredBy: median.answeredBy)
         }
-        var hits = BenchServeResults.Hits(seconds: options.hits.duration, warmupSeconds: options.hits.warmup, rounds: options.hits.rounds,
-                                          threads: options.hits.threads, connections: options.hits.connections,
+        var hits = BenchServeResults.Hits(runs: BenchHitRuns(options.hits),
                                           nginx: series(.nginx, "nginx, static files"), memory: series(.memory, "thumbd, memory hits"),
                                           disk: series(.disk, "thumbd, disk hits"))
         if let disk {
