@@ -11,13 +11,13 @@ ARGS        ?= serve
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev
 # The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
 BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps browser-deps fleet-deps bench-deps bench bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -40,7 +40,7 @@ NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests
 FLEET_TESTS := ThumbServerTests.FleetTests
 
-test: deps browser-deps fleet-deps
+test: deps browser-deps fleet-deps reference-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
@@ -84,6 +84,27 @@ fleet-deps:
 	fi
 	@python3 -c 'import yaml, openapi_spec_validator' 2>/dev/null || python3 -m pip install -q pyyaml openapi-spec-validator || \
 	  echo "WARNING: PyYAML or openapi-spec-validator could not be installed: the OpenAPI document checks will be SKIPPED"
+
+# Independent references for the colour and placeholder tests: Ghostscript's ICC profiles (a real
+# CMYK print profile and ProPhoto RGB, from Debian's libgs-common), Pillow's ImageCms (Little CMS,
+# built apart from ours) and thumbhash-python. Installed when missing; a test whose reference is
+# still missing fails or says SKIPPED with the reason. thumbhash-python pins an old Pillow it does
+# not need for hashing: --no-deps keeps the Pillow the other references use.
+REFERENCE_PACKAGES := libgs-common
+reference-deps:
+	@missing=""; for p in $(REFERENCE_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing$$missing for the colour management tests"; \
+	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } || \
+	  echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests will FAIL"; \
+	fi
+	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
+	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
+	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
+	  echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check will FAIL"
 
 bench-deps: deps
 	@missing=""; for p in $(BENCH_PACKAGES); do \

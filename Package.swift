@@ -38,6 +38,7 @@ let package = Package(
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
@@ -61,7 +62,9 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         // The C modules too: ImageCodecs reports the libraries' versions.
-        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "CJPEG", "CPNG", "CWebP"]),
+        // Colour management (Little CMS): any source's colours to sRGB, below the codecs' one door.
+        .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"]),
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "ColorManagement", "CJPEG", "CPNG", "CWebP"]),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
         .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
@@ -81,7 +84,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps"]),
+        // ThumbHash placeholders: a few bytes that decode to a blurred preview of a photo.
+        .target(name: "ImagePlaceholder", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
+        .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps", "ColorManagement", "ImagePlaceholder"]),
         // A seller's photos made ready for upload: upright, no metadata, within a byte budget.
         .target(name: "UploadPreparation", dependencies: ["ByteUnits", "ImageCore", "ImageCodecs", "ImageOps", "Thumbnailer"]),
         // multipart/form-data in and out: the seller's upload read under limits, the registration body written.
@@ -192,6 +197,10 @@ let package = Package(
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
+        .testTarget(name: "ColorManagementTests", dependencies: ["TestSupport", "ColorManagement", "ImageCodecs", "ImageCore", "ImageQuality",
+                                                                "ChildProcess", "CLCMS2"],
+                    exclude: ["Scripts"]),
+        .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",

@@ -192,12 +192,14 @@ thumbd_png_decoder *thumbd_png_decoder_create(const uint8_t *data, size_t length
     png_set_chunk_malloc_max(d->png, THUMBD_PNG_CHUNK_MALLOC_MAX);
     png_set_chunk_cache_max(d->png, 128);
 
-    /* Skip, unread, every chunk but IHDR, PLTE, tRNS, IDAT, IEND and eXIf: text (and so any
-     * compressed-text zlib bomb), colour-space chunks (no gamma correction is wanted), sBIT,
-     * bKGD, sPLT and every unknown chunk. Skipped chunks are still CRC-checked as they pass. */
+    /* Skip, unread, every chunk but IHDR, PLTE, tRNS, IDAT, IEND, eXIf and the colour chunks:
+     * text (and so any compressed-text zlib bomb), sBIT, bKGD, sPLT and every unknown chunk.
+     * Skipped chunks are still CRC-checked as they pass. iCCP is inflated within the chunk
+     * budget above (THUMBD_PNG_CHUNK_MALLOC_MAX): a larger profile is dropped with a warning. */
     png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
-    static const png_byte keep_exif[] = {'e', 'X', 'I', 'f', '\0'};
-    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_AS_DEFAULT, keep_exif, 1);
+    static const png_byte keep[] = {'e', 'X', 'I', 'f', '\0', 'i', 'C', 'C', 'P', '\0', 's', 'R', 'G', 'B', '\0',
+                                    'g', 'A', 'M', 'A', '\0', 'c', 'H', 'R', 'M', '\0'};
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_AS_DEFAULT, keep, 5);
     return d;
 }
 
@@ -247,6 +249,23 @@ thumbd_png_status thumbd_png_read_info(thumbd_png_decoder *d, thumbd_png_info *o
     if (png_get_eXIf_1(d->png, d->info, &exif_length, &exif) != 0 && exif != NULL) {
         out->exif = exif;
         out->exif_length = exif_length;
+    }
+    png_charp icc_name = NULL;
+    int icc_compression = 0;
+    png_bytep icc = NULL;
+    png_uint_32 icc_length = 0;
+    if (png_get_iCCP(d->png, d->info, &icc_name, &icc_compression, &icc, &icc_length) != 0 && icc != NULL) {
+        out->icc_profile = icc;
+        out->icc_profile_length = icc_length;
+    }
+    int srgb_intent = 0;
+    out->has_srgb = png_get_sRGB(d->png, d->info, &srgb_intent) != 0;
+    png_fixed_point gamma = 0;
+    if (png_get_gAMA_fixed(d->png, d->info, &gamma) != 0 && gamma > 0) out->gamma = gamma;
+    png_fixed_point c[8] = {0};
+    if (png_get_cHRM_fixed(d->png, d->info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) != 0) {
+        out->has_chromaticities = 1;
+        for (int i = 0; i < 8; i++) out->chromaticities[i] = c[i];
     }
     out->warnings = d->warnings;
 

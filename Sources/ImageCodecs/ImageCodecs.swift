@@ -1,3 +1,4 @@
+import ColorManagement
 import ImageCore
 import JPEGCodec
 import PNGCodec
@@ -29,12 +30,29 @@ public enum ImageCodecs {
         return info
     }
 
-    /// Decodes, possibly at reduced size (see `DecodeScaleHint`), after checking `limits` from the header.
+    /// Decodes, possibly at reduced size (see `DecodeScaleHint`), after checking `limits` from the header,
+    /// and converts the pixels to sRGB (`decodeToSRGB` also says what the conversion did).
     /// The pixels come back in stored orientation; `info.orientation` says how to stand them up.
     public static func decode(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
                               scale: DecodeScaleHint = .fullSize) throws(ImageError) -> DecodedImage {
+        try decodeToSRGB(data, limits: limits, scale: scale).image
+    }
+
+    /// `decode`, and what became of the file's colour information (converted from a profile, taken
+    /// as sRGB, or ignored and why).
+    public static func decodeToSRGB(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
+                                    scale: DecodeScaleHint = .fullSize) throws(ImageError) -> (image: DecodedImage, color: ColorOutcome) {
+        var image = try decodeAsStored(data, limits: limits, scale: scale)
+        let outcome = ColorManagement.convertToSRGB(&image)
+        return (image, outcome)
+    }
+
+    /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
+    /// comes back as CMYK. For measuring what colour management costs, and for tests.
+    public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
+                                      scale: DecodeScaleHint = .fullSize) throws(ImageError) -> DecodedImage {
         switch try format(of: data) {
-        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale)
+        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true)
         case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         }

@@ -1,6 +1,7 @@
 import CJPEG
 import CPNG
 import CWebP
+import ColorManagement
 
 /// The versions of the image libraries thumbd runs with, for `thumbd --version` and bug reports.
 public struct CodecLibraryVersions: Sendable, Equatable {
@@ -10,6 +11,8 @@ public struct CodecLibraryVersions: Sendable, Equatable {
     public var libpng: String
     /// libwebp's decoder as loaded at run time.
     public var libwebp: String
+    /// Little CMS as loaded at run time.
+    public var lcms2: String
 }
 
 extension ImageCodecs {
@@ -20,7 +23,8 @@ extension ImageCodecs {
             // libpng 1.6: major * 10,000 + minor * 100 + release (1.6.39 is 10639).
             libpng: dotted(Int(png_access_version_number()), bases: [10_000, 100]),
             // libwebp: 0xMMmmrr, one byte each.
-            libwebp: dotted(Int(WebPGetDecoderVersion()), bases: [0x10000, 0x100])
+            libwebp: dotted(Int(WebPGetDecoderVersion()), bases: [0x10000, 0x100]),
+            lcms2: ColorManagement.libraryVersion
         )
     }
 

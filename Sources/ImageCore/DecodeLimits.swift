@@ -82,13 +82,20 @@ public struct DecodedImage: Sendable {
     /// rounded ratio would shift it.
     public var scaleX: Double
     public var scaleY: Double
+    /// What the file says about its colours.
+    public var color: EmbeddedColor
+    /// What the pixel bytes hold (RGBA unless a codec kept CMYK for a profile to convert).
+    public var samples: DecodedSamples
 
     /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
     /// and for decoders that resample to a given size, like libwebp's).
-    public init(info: ImageInfo, pixels: PixelBuffer, scale: Double? = nil) {
+    public init(info: ImageInfo, pixels: PixelBuffer, scale: Double? = nil, color: EmbeddedColor = .unspecified,
+                samples: DecodedSamples = .rgba) {
         self.info = info
         self.pixels = pixels
         self.scaleX = scale ?? Double(pixels.width) / Double(info.width)
         self.scaleY = scale ?? Double(pixels.height) / Double(info.height)
+        self.color = color
+        self.samples = samples
     }
 }

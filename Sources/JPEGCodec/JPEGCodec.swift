@@ -7,8 +7,11 @@ public enum JPEGCodec {
         try JPEGDecoder.readInfo(data)
     }
 
-    public static func decode(_ data: [UInt8], limits: DecodeLimits, scale: DecodeScaleHint) throws(ImageError) -> DecodedImage {
-        try JPEGDecoder.decode(data, limits: limits, scale: scale)
+    /// Pixels as stored (RGBA; a CMYK file is converted without its profile unless `keepingCMYK`,
+    /// when its samples come back as CMYK for `ColorManagement` to convert), and the file's profile.
+    public static func decode(_ data: [UInt8], limits: DecodeLimits, scale: DecodeScaleHint,
+                              keepingCMYK: Bool = false) throws(ImageError) -> DecodedImage {
+        try JPEGDecoder.decode(data, limits: limits, scale: scale, keepingCMYK: keepingCMYK)
     }
 
     public static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool) throws(ImageError) -> [UInt8] {

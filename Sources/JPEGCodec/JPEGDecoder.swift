@@ -33,7 +33,7 @@ enum JPEGDecoder {
         return ImageInfo(format: .jpeg, width: s.width, height: s.height, hasAlpha: false, orientation: s.orientation)
     }
 
-    static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint) throws(ImageError) -> DecodedImage {
+    static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
 
@@ -64,12 +64,16 @@ enum JPEGDecoder {
             if thumbd_jpeg_warning_state(decoder).hit_end_of_data != 0 {
                 throw .truncated("JPEG data ends early (truncated file)")
             }
-            if header.is_cmyk != 0 { convertCMYKToRGBA(&pixels, invertedByAdobe: header.saw_adobe_marker != 0) }
-
             let info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                  hasAlpha: false, orientation: s.orientation)
-            return DecodedImage(info: info, pixels: PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels),
-                                scale: Double(eighths) / 8)
+            var image = PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels)
+            // Adobe writes CMYK inverted (255 means no ink); other writers store it plainly.
+            let inverted = header.saw_adobe_marker != 0
+            var samples = DecodedSamples.rgba
+            if header.is_cmyk != 0 {
+                if keepingCMYK { samples = .cmyk(inverted: inverted) } else { image.convertNaiveCMYKToRGBA(inverted: inverted) }
+            }
+            return DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
         }
     }
 
@@ -91,17 +95,4 @@ enum JPEGDecoder {
         return .corrupt("JPEG: \(message.isEmpty ? "unknown libjpeg error" : message)")
     }
 
-    /// Adobe writes CMYK inverted (0 means full ink); other writers store it plainly.
-    private static func convertCMYKToRGBA(_ pixels: inout [UInt8], invertedByAdobe: Bool) {
-        pixels.withUnsafeMutableBufferPointer { p in
-            for i in stride(from: 0, to: p.count, by: 4) {
-                var c = Int(p[i]), m = Int(p[i + 1]), y = Int(p[i + 2]), k = Int(p[i + 3])
-                if !invertedByAdobe { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
-                p[i] = UInt8((c * k + 127) / 255)
-                p[i + 1] = UInt8((m * k + 127) / 255)
-                p[i + 2] = UInt8((y * k + 127) / 255)
-                p[i + 3] = 255
-            }
-        }
-    }
 }

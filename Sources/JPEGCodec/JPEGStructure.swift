@@ -26,6 +26,8 @@ struct JPEGStructure {
     var components: [Component] = []
     var hasAdobeMarker = false
     var orientation: Orientation = .up
+    /// APP2 `ICC_PROFILE` chunks in file order: (sequence number, chunk count, payload).
+    var iccChunks: [(sequence: Int, count: Int, payload: [UInt8])] = []
     var scanCount = 0
     var endsWithEOI = false
     /// Metadata found in application segments, comments and after the end marker.
@@ -126,6 +128,12 @@ struct JPEGStructure {
             let exif: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
             if segment.count > 14, segment.prefix(6).elementsEqual(exif), orientation == .up {
                 orientation = ExifOrientation.read(tiff: segment)
+            }
+        case 0xE2:
+            // "ICC_PROFILE\0", then this chunk's number (from 1) and the number of chunks.
+            let tag = Array("ICC_PROFILE\0".utf8)
+            if segment.count >= tag.count + 2, segment.prefix(tag.count).elementsEqual(tag) {
+                iccChunks.append((Int(segment[tag.count]), Int(segment[tag.count + 1]), Array(segment[(tag.count + 2)...])))
             }
         case 0xEE:
             if segment.count >= 5, segment.prefix(5).elementsEqual([0x41, 0x64, 0x6F, 0x62, 0x65]) {

@@ -15,6 +15,7 @@ final class LibPNGDecoder {
         var interlaced: Bool
         var hasAlpha: Bool
         var exif: [UInt8]?
+        var color: EmbeddedColor
     }
 
     private init(handle: OpaquePointer) {
@@ -53,7 +54,23 @@ final class LibPNGDecoder {
         }
         return Header(width: Int(info.width), height: Int(info.height),
                       colorType: Int(info.color_type), bitDepth: Int(info.bit_depth),
-                      interlaced: info.interlaced != 0, hasAlpha: info.has_alpha != 0, exif: exif)
+                      interlaced: info.interlaced != 0, hasAlpha: info.has_alpha != 0, exif: exif,
+                      color: Self.color(info))
+    }
+
+    /// The PNG specification's order: an iCCP profile, else the sRGB chunk, else gAMA (with cHRM).
+    private static func color(_ info: thumbd_png_info) -> EmbeddedColor {
+        if let bytes = info.icc_profile, info.icc_profile_length > 0 {
+            return .iccProfile(Array(UnsafeBufferPointer(start: bytes, count: Int(info.icc_profile_length))))
+        }
+        if info.has_srgb != 0 { return .sRGB }
+        guard info.gamma > 0 else { return .unspecified }
+        var chromaticities: EmbeddedColor.Chromaticities?
+        if info.has_chromaticities != 0 {
+            let c = withUnsafeBytes(of: info.chromaticities) { Array($0.bindMemory(to: Int32.self)) }.map { Double($0) / 100_000 }
+            chromaticities = .init(white: (c[0], c[1]), red: (c[2], c[3]), green: (c[4], c[5]), blue: (c[6], c[7]))
+        }
+        return .pngGamma(fileGamma: Double(info.gamma) / 100_000, chromaticities: chromaticities)
     }
 
     /// Sets up every transformation to 8-bit RGBA; returns the output row size (width * 4).

@@ -75,7 +75,7 @@ public enum PNGCodec {
                 pixels = PixelBuffer(width: width, height: height, hasAlpha: header.hasAlpha, pixels: bytes)
             }
             try decoder.finish()
-            return DecodedImage(info: info, pixels: pixels, scale: 1 / Double(factor))
+            return DecodedImage(info: info, pixels: pixels, scale: 1 / Double(factor), color: header.color)
         }
     }
 

@@ -1,3 +1,4 @@
+import ColorManagement
 import ImageCore
 
 /// How a thumbnail fills its size.
@@ -39,6 +40,8 @@ public struct RenderedThumbnail: Sendable {
     public var source: ImageInfo
     public var decodedWidth: Int
     public var decodedHeight: Int
+    /// What became of the source's colour information (the pixels are sRGB either way).
+    public var color: ColorOutcome
     public var timings: StageTimings
 }
 
@@ -52,14 +55,18 @@ public struct Thumbnail: Sendable {
     /// Size of the image the decoder delivered (after DCT or libwebp scaling), stored orientation.
     public var decodedWidth: Int
     public var decodedHeight: Int
+    /// What became of the source's colour information (the pixels are sRGB either way).
+    public var color: ColorOutcome
     public var timings: StageTimings
 }
 
 public struct StageTimings: Sendable {
     public var decode: Duration = .zero
+    /// Converting the decoded pixels to sRGB (zero for untagged and sRGB images).
+    public var color: Duration = .zero
     public var resize: Duration = .zero
     public var encode: Duration = .zero
-    public var total: Duration { decode + resize + encode }
+    public var total: Duration { decode + color + resize + encode }
 
     public init() {}
 }

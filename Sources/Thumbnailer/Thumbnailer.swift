@@ -1,3 +1,4 @@
+import ColorManagement
 import ImageCodecs
 import ImageCore
 import ImageOps
@@ -19,9 +20,12 @@ public enum Thumbnailer {
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
         let geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
                                          size: request.size, fit: request.fit)
-        let decoded = try ImageCodecs.decode(data, limits: request.limits,
-                                             scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
+        var decoded = try ImageCodecs.decodeAsStored(data, limits: request.limits,
+                                                     scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
         timings.decode = clock.now - start
+        start = clock.now
+        let color = ColorManagement.convertToSRGB(&decoded)
+        timings.color = clock.now - start
 
         start = clock.now
         // The crop is mapped into the stored image at full size, then by the decoder's exact scale;
@@ -35,8 +39,8 @@ public enum Thumbnailer {
         let resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
             .oriented(info.orientation)
         timings.resize = clock.now - start
-        return RenderedThumbnail(pixels: resized, source: decoded.info,
-                                 decodedWidth: decoded.pixels.width, decodedHeight: decoded.pixels.height, timings: timings)
+        return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
+                                 decodedHeight: decoded.pixels.height, color: color, timings: timings)
     }
 
     /// `render`, then encode as the request says (or as `defaultEncoding` picks).
@@ -49,7 +53,7 @@ public enum Thumbnailer {
         timings.encode = ContinuousClock.now - start
         return Thumbnail(bytes: bytes, format: encoding.format, width: rendered.pixels.width, height: rendered.pixels.height,
                          source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
-                         timings: timings)
+                         color: rendered.color, timings: timings)
     }
 
     /// Keep transparency where the source has it; otherwise JPEG, the smallest for photos.

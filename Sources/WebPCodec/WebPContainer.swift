@@ -11,6 +11,8 @@ struct WebPContainer {
     let firstChunk: String
     /// Metadata chunks (EXIF, XMP, ICCP) and bytes after the RIFF container.
     let metadata: EmbeddedMetadata
+    /// The first ICCP chunk's payload: the colour profile of the pixels.
+    let iccProfile: [UInt8]?
 
     static let headerSize = 12
     private static let riff: [UInt8] = Array("RIFF".utf8)
@@ -50,6 +52,7 @@ struct WebPContainer {
         var offset = Self.headerSize
         var first: String?
         var metadata: EmbeddedMetadata = riffEnd < count ? .trailingData : []
+        var iccProfile: [UInt8]?
         while offset + 8 <= riffEnd {
             let fourcc = String(decoding: UnsafeBufferPointer(rebasing: data[offset..<offset + 4]), as: UTF8.self)
             let size = Self.le32(data, at: offset + 4)
@@ -61,7 +64,9 @@ struct WebPContainer {
             switch fourcc {
             case "EXIF": metadata.insert(.exif)
             case "XMP ": metadata.insert(.xmp)
-            case "ICCP": metadata.insert(.iccProfile)
+            case "ICCP":
+                metadata.insert(.iccProfile)
+                if iccProfile == nil { iccProfile = Array(UnsafeBufferPointer(rebasing: data[(offset + 8)..<payloadEnd])) }
             default: break
             }
             // Chunks are padded to an even size; a writer may leave out the pad byte of the last one.
@@ -76,6 +81,7 @@ struct WebPContainer {
         self.riffEnd = riffEnd
         self.firstChunk = first
         self.metadata = metadata
+        self.iccProfile = iccProfile
     }
 
     var isExtended: Bool { firstChunk == "VP8X" }

@@ -6,10 +6,11 @@ enum WebPDecoder {
     static func decode(_ data: UnsafeBufferPointer<UInt8>, limits: DecodeLimits, scale: DecodeScaleHint) throws(ImageError) -> DecodedImage {
         let header = try WebPHeader(data)
         try limits.check(width: header.width, height: header.height)
-        if header.isAnimated {
-            return try decodeFirstFrame(data, header: header, limits: limits)
-        }
-        return try decodeStill(data, header: header, limits: limits, scale: scale)
+        var decoded = header.isAnimated
+            ? try decodeFirstFrame(data, header: header, limits: limits)
+            : try decodeStill(data, header: header, limits: limits, scale: scale)
+        decoded.color = header.container.iccProfile.map(EmbeddedColor.iccProfile) ?? .unspecified
+        return decoded
     }
 
     /// The size libwebp is asked for: at least `minimumScale` of the stored size in each dimension.

@@ -16,7 +16,8 @@
  *   thumbd_png_decoder_destroy(d)
  *
  * Output pixels are RGBA, 8 bits per channel, not premultiplied, with the stored sample values:
- * no gamma correction of any kind (gAMA, cHRM, iCCP and sRGB are skipped unread).
+ * no gamma correction of any kind. The colour chunks (iCCP, sRGB, gAMA, cHRM) are read and
+ * reported in thumbd_png_info, for the caller's colour management.
  */
 
 #include <stddef.h>
@@ -67,6 +68,17 @@ typedef struct thumbd_png_info {
     uint32_t exif_length;
     /** Warnings libpng raised so far (damaged ancillary chunks and the like); never fatal. */
     uint32_t warnings;
+    /** The iCCP profile, inflated (libpng checked its header against the colour type), else NULL.
+     *  Owned by the decoder: valid until thumbd_png_decoder_destroy. */
+    const uint8_t *icc_profile;
+    uint32_t icc_profile_length;
+    /** 1 when an sRGB chunk is present. */
+    int32_t has_srgb;
+    /** gAMA in units of 1/100000 (45455 for 1/2.2), or 0 when absent. */
+    int32_t gamma;
+    /** 1 when cHRM is present: white x, y, red x, y, green x, y, blue x, y in units of 1/100000. */
+    int32_t has_chromaticities;
+    int32_t chromaticities[8];
 } thumbd_png_info;
 
 /**

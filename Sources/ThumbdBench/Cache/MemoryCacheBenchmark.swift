@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import ThumbCache
 
@@ -81,7 +82,7 @@ enum MemoryCacheBenchmark {
             writersDone.enter()
             Thread {
                 gate.wait()
-                var rng = SplitMix(seed: UInt64(w) &+ 0xbad)
+                var rng = SeededRandom(seed: UInt64(w) &+ 0xbad)
                 var count = 0
                 while !setup.stop.isSet {
                     setup.write(batch: 1024, rng: &rng)
@@ -126,7 +127,7 @@ enum MemoryCacheBenchmark {
         let (hits, writes) = await withTaskGroup(of: (reader: Bool, count: Int).self) { group in
             for w in 0..<writers {
                 group.addTask {
-                    var rng = SplitMix(seed: UInt64(w) &+ 0xbad)
+                    var rng = SeededRandom(seed: UInt64(w) &+ 0xbad)
                     var count = 0
                     while !setup.stop.isSet {
                         setup.write(batch: 1024, rng: &rng)
@@ -208,7 +209,7 @@ enum MemoryCacheBenchmark {
             writerKeys = (0..<writerKeyCount).map { key($0, "w") }
             writerValues = (0..<4).map { [UInt8](repeating: UInt8($0), count: max(valueSize, 0)) }
             orders = (0..<self.readers).map { t in
-                var rng = SplitMix(seed: UInt64(t) &+ 0x5eed)
+                var rng = SeededRandom(seed: UInt64(t) &+ 0x5eed)
                 return (0..<Self.pattern).map { _ in Int32(truncatingIfNeeded: rng.next() % UInt64(entryCount)) }
             }
         }
@@ -228,7 +229,7 @@ enum MemoryCacheBenchmark {
             return found
         }
 
-        func write(batch: Int, rng: inout SplitMix) {
+        func write(batch: Int, rng: inout SeededRandom) {
             let cache = self.cache
             writerKeys.withUnsafeBufferPointer { keys in
                 for _ in 0..<batch {
@@ -267,17 +268,4 @@ private final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .relaxed) }
     func set() { flag.store(true, ordering: .relaxed) }
-}
-
-/// A small fast generator, so the measured loop spends its time in the cache.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
