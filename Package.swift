@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "ThumbPipeline",
             dependencies: [
-                "NetworkGuard", "ThumbCache", "Thumbnailer", "ImageCodecs", "ImageCore",
+                "NetworkGuard", "ThumbCache", "Thumbnailer", "ImageCodecs", "ImageCore", "ColorManagement", "ImagePlaceholder",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -223,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
-                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet",
+                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -32,8 +32,8 @@ public enum ColorManagement {
             if isSRGBLike(gamma: gamma, chromaticities) {
                 outcome = .sRGB
             } else {
-                let points = chromaticities.map { c in [c.white.x, c.white.y, c.red.x, c.red.y, c.green.x, c.green.y, c.blue.x, c.blue.y] }
-                outcome = convert(&image.pixels, source: .pngGamma(fileGamma: gamma, chromaticities: points), cmykInverted: cmyk)
+                outcome = convert(&image.pixels, source: .pngGamma(fileGamma: gamma, chromaticities: chromaticities.map(points)),
+                                  cmykInverted: cmyk)
             }
         }
         // Whatever happened above, the buffer leaves here as RGBA.
@@ -42,6 +42,26 @@ public enum ColorManagement {
             image.samples = .rgba
         }
         return outcome
+    }
+
+    /// Whether converting an RGB image described by `color` would change it: a profile Little CMS
+    /// accepts that is not sRGB, or PNG gamma other than sRGB's. (For deciding whether a file can be
+    /// handed on without its metadata, before any pixel is decoded.)
+    public static func changesColors(_ color: EmbeddedColor) -> Bool {
+        let source: TransformCache.Source
+        switch color {
+        case .unspecified, .sRGB, .unusableProfile: return false
+        case .iccProfile(let bytes): source = .icc(bytes)
+        case .pngGamma(let gamma, let chromaticities):
+            if isSRGBLike(gamma: gamma, chromaticities) { return false }
+            source = .pngGamma(fileGamma: gamma, chromaticities: chromaticities.map(points))
+        }
+        if case .transform = transforms.entry(.init(source: source, input: .rgba), build: { build(source, input: .rgba) }) { return true }
+        return false
+    }
+
+    private static func points(_ c: EmbeddedColor.Chromaticities) -> [Double] {
+        [c.white.x, c.white.y, c.red.x, c.red.y, c.green.x, c.green.y, c.blue.x, c.blue.y]
     }
 
     private static func convert(_ pixels: inout PixelBuffer, source: TransformCache.Source, cmykInverted: Bool?) -> ColorOutcome {

@@ -47,6 +47,17 @@ public enum ImageCodecs {
         return (image, outcome)
     }
 
+    /// Whether decoding would change the samples' colours (a profile other than sRGB, PNG gamma
+    /// other than sRGB's): such a file cannot be handed on without its metadata. Reads headers only.
+    public static func needsColorConversion(_ data: [UInt8]) throws(ImageError) -> Bool {
+        let color: EmbeddedColor = switch try format(of: data) {
+        case .jpeg: try JPEGCodec.embeddedColor(in: data)
+        case .png: try PNGCodec.embeddedColor(in: data)
+        case .webp: try WebPCodec.embeddedColor(in: data)
+        }
+        return ColorManagement.changesColors(color)
+    }
+
     /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
     /// comes back as CMYK. For measuring what colour management costs, and for tests.
     public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),

@@ -17,9 +17,10 @@ enum PreviewRenderer {
         return (max(1, Quantizer.level(side * ratio, max: longerSide)), longerSide)
     }
 
-    static func render(_ contents: HashContents) -> PixelBuffer {
+    /// `ratio` nil: the ratio the hash carries.
+    static func render(_ contents: HashContents, aspectRatio ratio: Double? = nil) -> PixelBuffer {
         let header = contents.header
-        let (width, height) = size(aspectRatio: header.carriedAspectRatio)
+        let (width, height) = size(aspectRatio: ratio ?? header.carriedAspectRatio)
         let lumaGrid = header.lumaGrid
         let lumaTerms = Array(lumaGrid.varyingTerms)
         let chromaTerms = Array(CosineGrid.chroma.varyingTerms)

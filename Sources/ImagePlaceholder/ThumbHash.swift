@@ -34,6 +34,14 @@ public enum ThumbHash {
         return PreviewRenderer.render(contents)
     }
 
+    /// The preview at a ratio known better than the hash carries it (a placeholder also gives
+    /// the photo's width and height): the cosine terms are sampled on that grid instead, so a 3:2
+    /// photo's preview is 3:2, not the 7:5 its hash can say. `aspectRatio` is clamped to 1/7...7.
+    public static func decode(_ hash: [UInt8], aspectRatio: Double) -> PixelBuffer? {
+        guard let contents = HashContents(hash), aspectRatio.isFinite, aspectRatio > 0 else { return nil }
+        return PreviewRenderer.render(contents, aspectRatio: min(7, max(1.0 / 7, aspectRatio)))
+    }
+
     /// The average colour the hash carries (RGBA, 0...255, not premultiplied).
     ///
     /// `nil` exactly when `decode` would refuse the hash, so callers never see a colour for a hash

@@ -14,6 +14,11 @@ public enum JPEGCodec {
         try JPEGDecoder.decode(data, limits: limits, scale: scale, keepingCMYK: keepingCMYK)
     }
 
+    /// What the file says of its colours (its ICC profile), from its markers alone.
+    public static func embeddedColor(in data: [UInt8]) throws(ImageError) -> EmbeddedColor {
+        try JPEGDecoder.structure(of: data).embeddedColor
+    }
+
     public static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool) throws(ImageError) -> [UInt8] {
         try JPEGEncoder.encode(image, quality: quality, progressive: progressive)
     }

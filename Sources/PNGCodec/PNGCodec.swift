@@ -14,6 +14,13 @@ public enum PNGCodec {
         }
     }
 
+    /// What the file says of its colours (iCCP, sRGB, gAMA/cHRM), from the chunks before the image data.
+    public static func embeddedColor(in data: [UInt8]) throws(ImageError) -> EmbeddedColor {
+        try LibPNGDecoder.withDecoder(data, memoryLimit: DecodeLimits.defaultMaxDecodeBytes) { decoder throws(ImageError) in
+            try decoder.readHeader().color
+        }
+    }
+
     /// Decodes to RGBA8 after checking `limits` against the header, before any pixel memory exists.
     ///
     /// When `scale.minimumScale <= 0.5` and the image is not interlaced, rows are streamed through a

@@ -143,11 +143,19 @@ public final class TwoTierCache: Sendable {
     /// Whether `key` is held and fresh, without reading its bytes, counting a hit or promoting it
     /// to memory: a prefetch of a page asks this for every URL, and must not push what people are
     /// looking at out of the memory tier.
-    public func isFresh(_ key: CacheKey) -> Bool {
+    public func isFresh(_ key: CacheKey) -> Bool { freshMetadata(key) != nil }
+
+    /// `isFresh`, with what was stored with the entry when it is.
+    public func freshMetadata(_ key: CacheKey) -> EntryMetadata? {
         let now = clock.now()
-        if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) { return !meta.stored.isStale(ttl: ttl, now: now) }
-        guard let entry = (try? disk?.read(key, .facts, countingHit: false))??.entry else { return false }
-        return !entry.isStale(ttl: ttl, now: now)
+        let stored: EntryMetadata?
+        if memory.contains(key), let meta = stripe(key).withLock({ $0.entries[key] }) {
+            stored = meta.stored
+        } else {
+            stored = (try? disk?.read(key, .facts, countingHit: false))??.entry.metadata
+        }
+        guard let stored, !stored.isStale(ttl: ttl, now: now) else { return nil }
+        return stored
     }
 
     /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway
@@ -177,8 +185,9 @@ public final class TwoTierCache: Sendable {
     /// Returns the bytes' checksum (SHA-256 hex, as `CacheHit.checksum` will give it).
     @discardableResult
     public func set(_ key: CacheKey, _ bytes: [UInt8], validators: CacheValidators = CacheValidators(),
-                    contentType: String? = nil) -> String {
-        let meta = Metadata(key: key, stored: EntryMetadata(storing: bytes, contentType: contentType, validators: validators, at: clock.now()))
+                    contentType: String? = nil, photo: PhotoSummary? = nil) -> String {
+        let meta = Metadata(key: key, stored: EntryMetadata(storing: bytes, contentType: contentType, validators: validators,
+                                                            at: clock.now(), photo: photo))
         remember(meta)
         memory.set(key, bytes)
         let checksum = meta.checksum

@@ -1,3 +1,4 @@
+import Foundation
 import ThumbPipeline
 
 /// Prefetch items requested through the fleet's entry point (`fleet.entry`, the balancer): the
@@ -25,7 +26,8 @@ public struct EntryPointMaker: PrefetchMaker {
     }
 
     public func make(_ url: String, spec: ThumbnailSpec) async throws -> PrefetchOutcome {
-        let target = entry + "/v1/thumbnail?" + query(Self.parameters(url: url, spec: spec))
+        let parameters = query(Self.parameters(url: url, spec: spec))
+        let target = entry + "/v1/thumbnail?" + parameters
         let answer: FleetHTTP.Answer
         do {
             answer = try await http.send(.GET, target, headers: [(Self.priorityHeader, "prefetch")], keepBody: false)
@@ -36,7 +38,17 @@ public struct EntryPointMaker: PrefetchMaker {
             let problem = http.problem(of: answer, from: entry)
             throw PrefetchItemError(code: problem.code, message: problem.detail.isEmpty ? "the entry point answered HTTP \(answer.status)" : problem.detail)
         }
-        return answer.headers.first(name: "x-cache") == "miss" ? .made(bytes: answer.length) : .alreadyCached
+        let placeholder = await placeholder(parameters)
+        return answer.headers.first(name: "x-cache") == "miss" ? .made(bytes: answer.length, placeholder: placeholder)
+            : .alreadyCached(placeholder: placeholder)
+    }
+
+    /// The placeholder from the same home node (the same query, so the same hash and signature):
+    /// a cache hit there now. Nil if it cannot be had: the item itself is made either way.
+    private func placeholder(_ parameters: String) async -> Placeholder? {
+        guard let answer = try? await http.send(.GET, entry + "/v1/placeholder?" + parameters, headers: [(Self.priorityHeader, "prefetch")]),
+              answer.status == 200 else { return nil }
+        return try? JSONDecoder().decode(Placeholder.self, from: Data(answer.body))
     }
 
     /// The thumbnail's path and query as every client of the fleet writes it (unsigned).

@@ -1,3 +1,4 @@
+import ColorManagement
 import CoreMetrics
 import Metrics
 import Synchronization
@@ -41,7 +42,12 @@ public final class PipelineMetrics: Sendable {
     let jobsInFlight: Meter
     let decode: Timer
     let resize: Timer
+    /// Converting decoded pixels to sRGB, for photos that had a profile to convert from.
+    let colorConversion: Timer
+    let placeholder: Timer
     let encode: Timer
+    /// Photos made, by what became of their colours: srgb, converted, ignored.
+    private let colorOutcomes: [String: Counter]
     let revalidations: Counter
     let notModified: Counter
 
@@ -55,8 +61,23 @@ public final class PipelineMetrics: Sendable {
         jobsInFlight = Meter(label: "thumbd_jobs_in_flight", factory: factory)
         decode = Timer(label: "thumbd_decode_seconds", factory: factory)
         resize = Timer(label: "thumbd_resize_seconds", factory: factory)
+        colorConversion = Timer(label: "thumbd_color_conversion_seconds", factory: factory)
+        placeholder = Timer(label: "thumbd_placeholder_seconds", factory: factory)
+        colorOutcomes = Dictionary(uniqueKeysWithValues: ["srgb", "converted", "ignored"].map {
+            ($0, Counter(label: "thumbd_color_outcomes_total", dimensions: [("outcome", $0)], factory: factory))
+        })
         encode = Timer(label: "thumbd_encode_seconds", factory: factory)
         revalidations = Counter(label: "thumbd_revalidations_total", factory: factory)
         notModified = Counter(label: "thumbd_revalidations_not_modified_total", factory: factory)
+    }
+
+    func recordColor(_ outcome: ColorOutcome, took time: Duration) {
+        switch outcome {
+        case .sRGB: colorOutcomes["srgb"]?.increment()
+        case .converted:
+            colorOutcomes["converted"]?.increment()
+            colorConversion.recordNanoseconds(time.nanoseconds)
+        case .ignored: colorOutcomes["ignored"]?.increment()
+        }
     }
 }

@@ -115,6 +115,8 @@ public final class Daemon: Sendable {
                                                     retryAfter: settings.server.retryAfterSeconds, readiness: readiness))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
+        let placeholders = PlaceholderRoute(thumbnails: thumbnails)
+        router.get("/v1/placeholder") { request, _ in try await placeholders.handle(request) }
         router.get("/v1/cache/stats") { _, _ in try await cacheRoutes.stats() }
         router.get("/v1/cache/entries") { request, _ in try await cacheRoutes.entries(request) }
         router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }

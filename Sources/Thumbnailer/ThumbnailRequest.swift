@@ -42,7 +42,18 @@ public struct RenderedThumbnail: Sendable {
     public var decodedHeight: Int
     /// What became of the source's colour information (the pixels are sRGB either way).
     public var color: ColorOutcome
+    /// The whole photo as displayed: its size after orientation and its ThumbHash placeholder.
+    public var photo: PhotoFacts
     public var timings: StageTimings
+}
+
+/// The whole photo, as a page lays it out before its thumbnail arrives.
+public struct PhotoFacts: Sendable, Equatable {
+    /// Size after the EXIF orientation is applied.
+    public var width: Int
+    public var height: Int
+    /// ThumbHash of the upright photo (nil only if the placeholder could not be made).
+    public var thumbHash: [UInt8]?
 }
 
 /// A finished thumbnail and what it took to make it.
@@ -57,6 +68,7 @@ public struct Thumbnail: Sendable {
     public var decodedHeight: Int
     /// What became of the source's colour information (the pixels are sRGB either way).
     public var color: ColorOutcome
+    public var photo: PhotoFacts
     public var timings: StageTimings
 }
 
@@ -65,8 +77,10 @@ public struct StageTimings: Sendable {
     /// Converting the decoded pixels to sRGB (zero for untagged and sRGB images).
     public var color: Duration = .zero
     public var resize: Duration = .zero
+    /// Shrinking the decoded photo to 100 px and hashing it (ThumbHash).
+    public var placeholder: Duration = .zero
     public var encode: Duration = .zero
-    public var total: Duration { decode + color + resize + encode }
+    public var total: Duration { decode + color + resize + placeholder + encode }
 
     public init() {}
 }

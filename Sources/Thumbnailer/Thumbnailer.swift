@@ -2,6 +2,7 @@ import ColorManagement
 import ImageCodecs
 import ImageCore
 import ImageOps
+import ImagePlaceholder
 
 /// Encoded image bytes in, thumbnail bytes out: decode at the size needed, stand upright,
 /// crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
@@ -39,8 +40,14 @@ public enum Thumbnailer {
         let resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
             .oriented(info.orientation)
         timings.resize = clock.now - start
+
+        start = clock.now
+        // From the decoded photo (already reduced by the decoder), shrunk before it is turned upright.
+        let thumbHash = ThumbHash.shrinkToFit(decoded.pixels).flatMap { ThumbHash.encode($0.oriented(info.orientation)) }
+        timings.placeholder = clock.now - start
+        let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
-                                 decodedHeight: decoded.pixels.height, color: color, timings: timings)
+                                 decodedHeight: decoded.pixels.height, color: color, photo: photo, timings: timings)
     }
 
     /// `render`, then encode as the request says (or as `defaultEncoding` picks).
@@ -53,7 +60,7 @@ public enum Thumbnailer {
         timings.encode = ContinuousClock.now - start
         return Thumbnail(bytes: bytes, format: encoding.format, width: rendered.pixels.width, height: rendered.pixels.height,
                          source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
-                         color: rendered.color, timings: timings)
+                         color: rendered.color, photo: rendered.photo, timings: timings)
     }
 
     /// Keep transparency where the source has it; otherwise JPEG, the smallest for photos.

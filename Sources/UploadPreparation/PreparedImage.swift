@@ -45,6 +45,8 @@ public struct PreparedImage: Sendable {
     public var quality: Int?
     public var action: Action
     public var steps: [EncodeStep]
+    /// `srgb`, or the colour conversion's outcome (`X-Thumbd-Color`'s form).
+    public var color = "srgb"
 
     /// "3-IMG_0412.jpg": the position keeps names unique and in order; the stem keeps them recognisable,
     /// reduced to characters safe in any file system and multipart header.

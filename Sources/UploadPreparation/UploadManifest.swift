@@ -30,6 +30,9 @@ public struct UploadManifest: Codable, Sendable {
         /// The EXIF orientation the original carried (1 is upright).
         public var sourceOrientation: Int
         public var removedMetadata: [String]
+        /// `srgb`, or how the original's colours were converted to sRGB (`converted; from="Display P3"`)
+        /// or why its profile was ignored: a prepared image is always sRGB, with no profile.
+        public var color: String
         /// Every encoding tried, in order; the last that fits is the one kept.
         public var steps: [EncodeStep]
         /// The image itself, base64, when the manifest travels without the files (HTTP JSON answers).
@@ -49,7 +52,7 @@ public struct UploadManifest: Codable, Sendable {
                   width: image.width, height: image.height, bytes: image.bytes.count, quality: image.quality,
                   action: image.action, sourceWidth: image.sourceInfo.width, sourceHeight: image.sourceInfo.height,
                   sourceBytes: image.sourceBytes, sourceOrientation: Int(image.sourceInfo.orientation.rawValue),
-                  removedMetadata: image.removedMetadata.names, steps: image.steps,
+                  removedMetadata: image.removedMetadata.names, color: image.color, steps: image.steps,
                   data: includingData ? Data(image.bytes).base64EncodedString() : nil)
         }
         self.elapsedSeconds = elapsedSeconds

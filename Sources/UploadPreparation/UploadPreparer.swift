@@ -92,7 +92,9 @@ public enum UploadPreparer {
                                      removedMetadata: metadata, bytes: source.bytes, format: info.format,
                                      width: info.width, height: info.height, quality: nil, action: .passedThrough, steps: [])
 
-        if settings.passThrough, meetsEveryRuleButMetadata(info, byteCount: source.bytes.count, settings: settings) {
+        // A profile other than sRGB must be applied, not dropped with the metadata: such a photo is encoded.
+        if settings.passThrough, meetsEveryRuleButMetadata(info, byteCount: source.bytes.count, settings: settings),
+           try !ImageCodecs.needsColorConversion(source.bytes) {
             if metadata.isEmpty {
                 onDecode?(reference)
                 try checkDecodes(source.bytes, settings: settings)
@@ -109,7 +111,9 @@ public enum UploadPreparer {
         }
 
         onDecode?(reference)
-        var pixels = try Thumbnailer.render(from: source.bytes, renderRequest(for: info, settings: settings)).pixels
+        let rendered = try Thumbnailer.render(from: source.bytes, renderRequest(for: info, settings: settings))
+        var pixels = rendered.pixels
+        prepared.color = rendered.color.headerValue
         if settings.format == .jpeg { pixels = pixels.flattened() }
         let format = settings.format
         var search = BudgetSearch(budget: settings.budgetBytes, ceiling: settings.qualityCeiling, floor: settings.qualityFloor,

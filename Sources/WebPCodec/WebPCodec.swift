@@ -16,6 +16,13 @@ public enum WebPCodec {
         try data.withUnsafeBufferPointer { buffer throws(ImageError) in try WebPContainer(buffer).metadata }
     }
 
+    /// What the file says of its colours (its ICCP chunk).
+    public static func embeddedColor(in data: [UInt8]) throws(ImageError) -> EmbeddedColor {
+        try data.withUnsafeBufferPointer { buffer throws(ImageError) in
+            try WebPContainer(buffer).iccProfile.map(EmbeddedColor.iccProfile) ?? .unspecified
+        }
+    }
+
     /// Decodes to RGBA (not premultiplied). Limits are checked from the header before any pixel
     /// memory is allocated. With `scale.minimumScale < 1`, libwebp scales while decoding to at least
     /// that fraction of each side. Animations yield their first frame composited on the canvas,

@@ -16,6 +16,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
               thumbd thumbnail photo.jpg -o thumb.jpg --size 200
               thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 --format webp --quality 80
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
+              thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
+                {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
+
+            Colours: a photo with an ICC profile (Display P3, Adobe RGB, a CMYK print profile) or
+            PNG gamma is converted to sRGB; thumbnails are sRGB and carry no profile.
 
             A batch uses every core. A file that fails is reported on stderr as
               error: FILE: CODE: reason
@@ -59,6 +64,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing for images that succeed.")
     var quiet = false
 
+    @Flag(help: """
+        For each image, print its placeholder as one JSON line instead of the summary: the photo's \
+        displayed width and height, its ThumbHash (base64), average colour and colour handling.
+        """)
+    var placeholder = false
+
     func validate() throws {
         guard ThumbnailRequest.sizeRange.contains(size) else {
             throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
@@ -92,7 +103,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
         let jobsList = inputs.map { input in
             ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(outputName(for: input)),
-                         request: ThumbnailRequest(size: size, fit: fit, encoding: encoding(for: output ?? outputName(for: input)), limits: limits))
+                         request: ThumbnailRequest(size: size, fit: fit, encoding: encoding(for: output ?? outputName(for: input)), limits: limits),
+                         placeholder: placeholder)
         }
         let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)
         var failures = 0

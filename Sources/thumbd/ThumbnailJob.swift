@@ -1,6 +1,8 @@
 import Foundation
 import ImageCore
 import InputFiles
+import ThumbCache
+import ThumbPipeline
 import Thumbnailer
 
 /// One input file to one thumbnail file, with errors that name the file.
@@ -8,6 +10,8 @@ struct ThumbnailJob: Sendable {
     var input: String
     var output: String
     var request: ThumbnailRequest
+    /// Report the photo's placeholder (a JSON line) instead of the summary line.
+    var placeholder = false
 
     func run() -> Result<String, InputFileFailure> {
         let bytes: [UInt8]
@@ -33,6 +37,12 @@ struct ThumbnailJob: Sendable {
             try Data(thumbnail.bytes).write(to: URL(fileURLWithPath: destination), options: .atomic)
         } catch {
             return .failure(InputFileFailure(input: input, code: "write_failed", message: "cannot write \(destination): \(error.localizedDescription)"))
+        }
+        if placeholder {
+            let summary = Placeholder(url: input, photo: PhotoSummary(thumbnail.photo, color: thumbnail.color))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return .success(String(decoding: (try? encoder.encode(summary)) ?? Data(), as: UTF8.self))
         }
         let ms = Double(thumbnail.timings.total.components.attoseconds) / 1e15 + Double(thumbnail.timings.total.components.seconds) * 1000
         return .success("\(input) -> \(destination) (\(thumbnail.width)x\(thumbnail.height) \(thumbnail.format.rawValue), \(thumbnail.bytes.count) bytes, \(String(format: "%.1f", ms)) ms)")

@@ -23,19 +23,6 @@ struct UnusableProfileTests {
         return try ImageCodecs.encode(image, .jpeg(quality: 90))
     }
 
-    /// `jpeg` with `profile` in APP2 ICC_PROFILE chunks right after SOI (numbered `order`, default in order).
-    static func tagged(_ jpeg: [UInt8], profile: [UInt8], order: [Int]? = nil, dropping: Int? = nil) -> [UInt8] {
-        let chunkSize = 65_519 - 14
-        let chunks = stride(from: 0, to: max(profile.count, 1), by: chunkSize).map { Array(profile[$0..<min($0 + chunkSize, profile.count)]) }
-        var segments: [UInt8] = []
-        for index in order ?? Array(chunks.indices) where index != dropping {
-            let payload = Array("ICC_PROFILE\0".utf8) + [UInt8(index + 1), UInt8(chunks.count)] + chunks[index]
-            let length = payload.count + 2
-            segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
-        }
-        return Array(jpeg[0..<2]) + segments + Array(jpeg[2...])
-    }
-
     private func expectIgnored(_ data: [UInt8], mentioning words: String) throws {
         let (decoded, outcome) = try ImageCodecs.decodeToSRGB(data)
         guard case .ignored(let reason) = outcome else {
@@ -50,25 +37,25 @@ struct UnusableProfileTests {
     @Test func aCorruptProfileIsIgnored() throws {
         var random = SeededRandom(seed: 11)
         let garbage = (0..<3000).map { _ in UInt8.random(in: 0...255, using: &random) }
-        try expectIgnored(Self.tagged(try Self.plainJPEG(), profile: garbage), mentioning: "damaged")
+        try expectIgnored(ICCTagging.jpeg(try Self.plainJPEG(), profile: garbage), mentioning: "damaged")
     }
 
     @Test func aProfileOverTheLimitIsIgnored() throws {
         let huge = [UInt8](repeating: 7, count: ColorManagement.maxProfileBytes + 1)
-        try expectIgnored(Self.tagged(try Self.plainJPEG(), profile: huge), mentioning: "over the limit")
+        try expectIgnored(ICCTagging.jpeg(try Self.plainJPEG(), profile: huge), mentioning: "over the limit")
     }
 
     @Test func aMissingOrRepeatedChunkIsIgnored() throws {
         let profile = try TestProfiles.displayP3() + [UInt8](repeating: 0, count: 70_000)
         let jpeg = try Self.plainJPEG()
-        try expectIgnored(Self.tagged(jpeg, profile: profile, dropping: 1), mentioning: "missing")
-        try expectIgnored(Self.tagged(jpeg, profile: profile, order: [0, 0]), mentioning: "twice")
+        try expectIgnored(ICCTagging.jpeg(jpeg, profile: profile, dropping: 1), mentioning: "missing")
+        try expectIgnored(ICCTagging.jpeg(jpeg, profile: profile, order: [0, 0]), mentioning: "twice")
     }
 
     @Test func chunksOutOfOrderAreJoinedByNumber() throws {
         // Display P3 padded past one segment: its tag table still points inside the first bytes.
         let profile = try TestProfiles.displayP3() + [UInt8](repeating: 0, count: 70_000)
-        let (_, outcome) = try ImageCodecs.decodeToSRGB(Self.tagged(try Self.plainJPEG(), profile: profile, order: [1, 0]))
+        let (_, outcome) = try ImageCodecs.decodeToSRGB(ICCTagging.jpeg(try Self.plainJPEG(), profile: profile, order: [1, 0]))
         #expect(outcome == .converted(from: "Display P3 (test)"))
     }
 
@@ -78,13 +65,13 @@ struct UnusableProfileTests {
             return
         }
         let cmyk = try TestPaths.bytes(URL(fileURLWithPath: TestProfiles.cmyk))
-        try expectIgnored(Self.tagged(try Self.plainJPEG(), profile: cmyk), mentioning: "CMYK")
+        try expectIgnored(ICCTagging.jpeg(try Self.plainJPEG(), profile: cmyk), mentioning: "CMYK")
     }
 
     @Test func anSRGBProfileChangesNothing() throws {
         let jpeg = try Self.plainJPEG()
         let srgb = try TestPaths.bytes(URL(fileURLWithPath: TestProfiles.ghostscript + "/srgb.icc"))
-        let (decoded, outcome) = try ImageCodecs.decodeToSRGB(Self.tagged(jpeg, profile: srgb))
+        let (decoded, outcome) = try ImageCodecs.decodeToSRGB(ICCTagging.jpeg(jpeg, profile: srgb))
         #expect(outcome == .sRGB)
         #expect(decoded.pixels == (try ImageCodecs.decode(jpeg)).pixels)
     }

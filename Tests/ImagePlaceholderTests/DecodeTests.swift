@@ -100,3 +100,27 @@ struct DecodeTests {
         #expect(Int(preview.pixel(x: 2, y: y).r) - Int(preview.pixel(x: preview.width - 3, y: y).r) > 150)
     }
 }
+
+@Suite("ThumbHash previews at a known ratio")
+struct KnownRatioPreviewTests {
+    @Test(arguments: [1.5, 4.0 / 3, 16.0 / 9, 0.75, 2.0 / 3, 1.0])
+    func previewTakesTheGivenShape(_ ratio: Double) throws {
+        let width = ratio >= 1 ? 100 : Int((100 * ratio).rounded())
+        let height = ratio >= 1 ? Int((100 / ratio).rounded()) : 100
+        var image = PixelBuffer(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]) = (UInt8(x * 2), UInt8(y * 2), 128)
+            }
+        }
+        let hash = try #require(ThumbHash.encode(image))
+        let preview = try #require(ThumbHash.decode(hash, aspectRatio: ratio))
+        let drawn = Double(preview.width) / Double(preview.height)
+        #expect(abs(drawn - ratio) / ratio < 0.05, "drawn \(preview.width)x\(preview.height) for \(ratio)")
+        // The same colours as the hash's own preview, only sampled on another grid.
+        let plain = try #require(ThumbHash.decode(hash))
+        #expect(abs(Int(preview.pixels[0]) - Int(plain.pixels[0])) <= 8)
+        #expect(ThumbHash.decode(hash, aspectRatio: .nan) == nil && ThumbHash.decode(hash, aspectRatio: -1) == nil)
+    }
+}

@@ -114,6 +114,29 @@ struct UploadPreparerTests {
         #expect(prepared[0].bytes.count < withMetadata.count)
     }
 
+    /// A photo within every rule but tagged with a wide-gamut profile cannot lose the profile with
+    /// its metadata: it is converted to sRGB and encoded, and the manifest says so. One tagged sRGB
+    /// still has its metadata removed losslessly.
+    @Test func aWideGamutPhotoIsConvertedNotStripped() async throws {
+        let plain = try ImageCodecs.encode(PhonePhoto.synthetic(width: 640, height: 480, seed: 9), .jpeg(quality: 85))
+        let romm = try TestPaths.bytes(URL(fileURLWithPath: "/usr/share/color/icc/ghostscript/rommrgb.icc"))
+        let wide = ICCTagging.jpeg(plain, profile: romm)
+        let prepared = try await UploadPreparer.prepare([SourceImage(name: "wide.jpg", bytes: wide)], settings: UploadSettings(),
+                                                        run: Fixtures.run)
+        #expect(prepared[0].action == .encoded)
+        #expect(prepared[0].color.hasPrefix("converted; from="), "\(prepared[0].color)")
+        try expectNoMetadata(prepared[0].bytes, "wide.jpg")
+        let manifest = UploadManifest(settings: UploadSettings(), images: prepared)
+        #expect(manifest.images[0].color == prepared[0].color)
+        // The colours moved: the prepared pixels are not the samples read as sRGB.
+        let asStored = try ImageCodecs.decode(plain).pixels
+        #expect(try ImageCodecs.decode(prepared[0].bytes).pixels != asStored)
+
+        let srgb = ICCTagging.jpeg(plain, profile: try TestPaths.bytes(URL(fileURLWithPath: "/usr/share/color/icc/ghostscript/srgb.icc")))
+        let kept = try await UploadPreparer.prepare([SourceImage(name: "srgb.jpg", bytes: srgb)], settings: UploadSettings(), run: Fixtures.run)
+        #expect(kept[0].action == .metadataRemoved && kept[0].color == "srgb")
+    }
+
     /// A budget nothing can meet fails with budget_unreachable, naming the image; never an oversized file.
     @Test func unreachableBudget() async throws {
         var settings = UploadSettings()

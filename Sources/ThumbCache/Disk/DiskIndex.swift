@@ -23,12 +23,18 @@ import GRDB
 ///     created_at    REAL NOT NULL,             -- unix seconds
 ///     validated_at  REAL NOT NULL,             -- unix seconds of the store or last 304; stale after the TTL
 ///     last_access   REAL NOT NULL,             -- unix seconds of the last hit (written in batches)
-///     hits          INTEGER NOT NULL DEFAULT 0
+///     hits          INTEGER NOT NULL DEFAULT 0,
+///     photo_width   INTEGER,                   -- a thumbnail's photo as displayed (after EXIF orientation);
+///     photo_height  INTEGER,                   --   NULL for originals and entries stored by format 1
+///     thumbhash     BLOB,                      -- the photo's ThumbHash placeholder
+///     color         TEXT                       -- how its colours were handled (X-Thumbd-Color); NULL: sRGB
 /// );
 /// CREATE INDEX entries_by_url ON entries(url);
 /// -- and, for the listing: entries_by_size(size), entries_by_created(created_at), entries_by_host(host, size)
 /// CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);  -- hits, misses, evictions
 /// ```
+/// `PRAGMA user_version` is the schema's version (2); GRDB's `grdb_migrations` table lists the
+/// steps applied. An owner upgrades an older index in place when it opens it.
 ///
 /// `file` is a generated column (SQLite 3.31 or later, for the `sqlite3` command as well): it costs
 /// no space, which keeps the table small enough to load 100,000 rows quickly from a cold disk.
@@ -36,7 +42,7 @@ import GRDB
 /// For example: `sqlite3 ~/.cache/thumbd/index.sqlite "SELECT url, variant, size, hits,
 /// datetime(last_access, 'unixepoch') FROM entries ORDER BY last_access DESC LIMIT 20"`.
 final class DiskIndex: Sendable {
-    static let schemaVersion = 1
+    static let schemaVersion = 2
     let path: String
     let readOnly: Bool
     let queue: DatabaseQueue
@@ -155,6 +161,16 @@ final class DiskIndex: Sendable {
                 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
                 INSERT OR IGNORE INTO counters (name, value) VALUES ('hits', 0), ('misses', 0), ('evictions', 0);
                 PRAGMA user_version = 1;
+                """)
+        }
+        // Version 2: what a thumbnail's making learned about the photo (EntryMetadata.photo).
+        migrator.registerMigration("2 photo summaries") { db in
+            try db.execute(sql: """
+                ALTER TABLE entries ADD COLUMN photo_width INTEGER;
+                ALTER TABLE entries ADD COLUMN photo_height INTEGER;
+                ALTER TABLE entries ADD COLUMN thumbhash BLOB;
+                ALTER TABLE entries ADD COLUMN color TEXT;
+                PRAGMA user_version = 2;
                 """)
         }
         return migrator

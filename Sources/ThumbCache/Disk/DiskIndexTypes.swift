@@ -8,6 +8,8 @@ enum DiskIndexError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
+        case .incompatible(let version) where (1..<DiskIndex.schemaVersion).contains(version):
+            return "the index has schema version \(version), from an older thumbd: the daemon (or any command that owns the cache) upgrades it when it opens it"
         case .incompatible(let version): return "unknown index schema version \(version) (expected \(DiskIndex.schemaVersion))"
         case .malformedRow(let digest): return "malformed index row \(digest.prefix(80))"
         }

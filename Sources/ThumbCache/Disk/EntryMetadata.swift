@@ -20,8 +20,12 @@ public struct EntryMetadata: Sendable, Hashable, Codable {
     public var created: Date
     /// When the bytes were stored or last revalidated (a 304); staleness counts from here.
     public var validated: Date
+    /// For a thumbnail: the photo's displayed size, placeholder and colour handling. Nil for
+    /// originals and for thumbnails stored before thumbd kept it (format 1).
+    public var photo: PhotoSummary?
 
-    public init(size: Int, checksum: Hash256, contentType: String?, validators: CacheValidators, created: Date, validated: Date) {
+    public init(size: Int, checksum: Hash256, contentType: String?, validators: CacheValidators, created: Date, validated: Date,
+                photo: PhotoSummary? = nil) {
         self.size = size
         self.checksum = checksum
         self.contentType = contentType
@@ -29,11 +33,13 @@ public struct EntryMetadata: Sendable, Hashable, Codable {
         self.lastModified = validators.lastModified
         self.created = created
         self.validated = validated
+        self.photo = photo
     }
 
     /// What a store of `bytes` now records.
-    public init(storing bytes: [UInt8], contentType: String?, validators: CacheValidators, at now: Date) {
-        self.init(size: bytes.count, checksum: .of(bytes), contentType: contentType, validators: validators, created: now, validated: now)
+    public init(storing bytes: [UInt8], contentType: String?, validators: CacheValidators, at now: Date, photo: PhotoSummary? = nil) {
+        self.init(size: bytes.count, checksum: .of(bytes), contentType: contentType, validators: validators, created: now, validated: now,
+                  photo: photo)
     }
 
     public var validators: CacheValidators {
@@ -46,25 +52,31 @@ public struct EntryMetadata: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case size, checksum = "sha256", contentType, etag, lastModified, created, validated
+        case size, checksum = "sha256", contentType, etag, lastModified, created, validated, photo
     }
 }
 
 /// The index's columns for `EntryMetadata`, in one order for reading and writing.
 extension EntryMetadata {
-    static let columns = "size, sha256, content_type, etag, last_modified, created_at, validated_at"
-    static let columnCount = 7
+    static let columns = "size, sha256, content_type, etag, last_modified, created_at, validated_at, photo_width, photo_height, thumbhash, color"
+    static let columnCount = 11
 
     /// Reads the columns from `start` on (in `columns`' order); nil if the checksum is not 64 hex digits.
     init?(row: Row, startingAt start: Int) {
         let sum: String = row[start + 1]
         guard let checksum = Hash256(hex: sum) else { return nil }
+        var photo: PhotoSummary?
+        if let width: Int = row[start + 7], let height: Int = row[start + 8] {
+            photo = PhotoSummary(width: width, height: height, thumbHash: row[start + 9], color: row[start + 10])
+        }
         self.init(size: row[start], checksum: checksum, contentType: row[start + 2],
                   validators: CacheValidators(etag: row[start + 3], lastModified: row[start + 4]),
-                  created: Date(timeIntervalSince1970: row[start + 5]), validated: Date(timeIntervalSince1970: row[start + 6]))
+                  created: Date(timeIntervalSince1970: row[start + 5]), validated: Date(timeIntervalSince1970: row[start + 6]),
+                  photo: photo)
     }
 
     var databaseValues: [(any DatabaseValueConvertible)?] {
-        [size, checksum.hex, contentType, etag, lastModified, created.timeIntervalSince1970, validated.timeIntervalSince1970]
+        [size, checksum.hex, contentType, etag, lastModified, created.timeIntervalSince1970, validated.timeIntervalSince1970,
+         photo?.width, photo?.height, photo?.thumbHash, photo?.color]
     }
 }

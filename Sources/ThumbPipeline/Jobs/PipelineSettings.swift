@@ -1,3 +1,5 @@
+import ColorManagement
+import Foundation
 import ImageCore
 import ThumbCache
 import Thumbnailer
@@ -42,19 +44,31 @@ public struct PipelineResult: Sendable {
     public var revalidated: Bool = false
     /// A stale entry served because its origin failed while revalidating it.
     public var servedStale: Bool = false
+    /// The photo's displayed size, placeholder and colour handling (nil for entries made before
+    /// thumbd kept them).
+    public var photo: PhotoSummary?
 }
 
 extension PipelineResult {
-    public init(bytes: [UInt8], contentType: String, checksum: String, source: Source) {
+    public init(bytes: [UInt8], contentType: String, checksum: String, source: Source, photo: PhotoSummary? = nil) {
         self.bytes = bytes
         self.contentType = contentType
         self.checksum = checksum
         self.source = source
+        self.photo = photo
     }
 
     /// A cache hit as an answer.
     public init(_ hit: CacheHit) {
         self.init(bytes: hit.bytes, contentType: hit.contentType ?? "application/octet-stream", checksum: hit.checksum,
-                  source: hit.tier == .memory ? .memory : .disk)
+                  source: hit.tier == .memory ? .memory : .disk, photo: hit.metadata?.photo)
+    }
+}
+
+extension PhotoSummary {
+    /// What a thumbnail's making learned about its photo, as the cache keeps it.
+    public init(_ photo: PhotoFacts, color: ColorOutcome) {
+        self.init(width: photo.width, height: photo.height, thumbHash: photo.thumbHash.map { Data($0) },
+                  color: color == .sRGB ? nil : color.headerValue)
     }
 }

@@ -155,16 +155,19 @@ public final class ThumbnailPipeline: Sendable {
             let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
             metrics.decode.recordNanoseconds(rendered.timings.decode.nanoseconds)
             metrics.resize.recordNanoseconds(rendered.timings.resize.nanoseconds)
+            metrics.placeholder.recordNanoseconds(rendered.timings.placeholder.nanoseconds)
+            metrics.recordColor(rendered.color, took: rendered.timings.color)
             metrics.encode.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
             let contentType = encoding.format.mimeType
             // Stored before anyone is answered: a request that arrives after the answer hits the cache.
-            let checksum = cache.set(key, bytes, validators: source.validators, contentType: contentType)
+            let photo = PhotoSummary(rendered.photo, color: rendered.color)
+            let checksum = cache.set(key, bytes, validators: source.validators, contentType: contentType, photo: photo)
             if keepOriginal, keepOriginals, let disk = cache.disk {
                 // A revalidation that brought a changed original: it replaces the kept one.
                 try? disk.store(CacheKey(url: key.url, variant: .original), source.bytes, validators: source.validators,
                                 contentType: source.contentType)
             }
-            return PipelineResult(bytes: bytes, contentType: contentType, checksum: checksum, source: .miss)
+            return PipelineResult(bytes: bytes, contentType: contentType, checksum: checksum, source: .miss, photo: photo)
         }
     }
 

@@ -11,9 +11,15 @@ public protocol PrefetchMaker: Sendable {
 
 public enum PrefetchOutcome: Sendable, Equatable {
     /// Made now by this job, this many bytes.
-    case made(bytes: Int)
+    case made(bytes: Int, placeholder: Placeholder?)
     /// Already in a cache, or made meanwhile by someone else.
-    case alreadyCached
+    case alreadyCached(placeholder: Placeholder?)
+
+    var placeholder: Placeholder? {
+        switch self {
+        case .made(_, let placeholder), .alreadyCached(let placeholder): placeholder
+        }
+    }
 }
 
 /// A prefetch item failed for a reason the maker describes with a stable code (for example the
@@ -39,12 +45,15 @@ struct LocalPrefetchMaker: PrefetchMaker {
         do { key = try CacheKey(url: url, variant: spec.variant) } catch {
             throw PrefetchItemError(code: "invalid_url", message: error.message)
         }
-        if pipeline.cache.isFresh(key) { return .alreadyCached }
+        if let fresh = pipeline.cache.freshMetadata(key) {
+            return .alreadyCached(placeholder: fresh.photo.map { Placeholder(url: key.url.value, photo: $0) })
+        }
         while true {
             do {
                 let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch)
+                let placeholder = result.photo.map { Placeholder(url: key.url.value, photo: $0) }
                 // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
-                return result.source == .miss ? .made(bytes: result.bytes.count) : .alreadyCached
+                return result.source == .miss ? .made(bytes: result.bytes.count, placeholder: placeholder) : .alreadyCached(placeholder: placeholder)
             } catch is PipelineBusy {
                 // Interactive requests keep their slots: wait for room rather than fail.
                 try await Task.sleep(for: .milliseconds(100))

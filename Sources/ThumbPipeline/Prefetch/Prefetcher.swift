@@ -159,11 +159,16 @@ public final class Prefetcher: Sendable {
             url = text
         }
         do {
-            switch try await maker.make(url, spec: spec) {
-            case .made(let bytes):
-                job.record { $0.done += 1; $0.bytes += bytes }
-            case .alreadyCached:
-                job.record { $0.alreadyCached += 1 }
+            let outcome = try await maker.make(url, spec: spec)
+            job.record { status in
+                switch outcome {
+                case .made(let bytes, _):
+                    status.done += 1
+                    status.bytes += bytes
+                case .alreadyCached:
+                    status.alreadyCached += 1
+                }
+                if let placeholder = outcome.placeholder { status.placeholders.append(placeholder) }
             }
             return
         } catch is CancellationError {

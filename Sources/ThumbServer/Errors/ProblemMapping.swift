@@ -23,6 +23,8 @@ extension Problem {
             return problem
         case let error as CacheKeyError:
             return Problem(.badRequest, code: "invalid_url", detail: error.message)
+        case let error as PlaceholderUnavailable:
+            return Problem(.internalServerError, code: "placeholder_unavailable", detail: error.description)
         default:
             return Problem(.internalServerError, code: "internal_error", detail: "the request failed inside thumbd; see its log")
         }

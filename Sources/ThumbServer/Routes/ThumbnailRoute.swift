@@ -114,7 +114,7 @@ struct ThumbnailRoute: Sendable {
             (status, responseHead) = (.ok, prepared.head)
         } else {
             let result = PipelineResult(bytes: [], contentType: file.entry.contentType ?? "application/octet-stream",
-                                        checksum: file.entry.checksum, source: .disk)
+                                        checksum: file.entry.checksum, source: .disk, photo: file.entry.metadata.photo)
             (status, responseHead) = nioHead(result, length: file.entry.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
                                              date: date.text, version: version, keepAlive: keepAlive)
             if reusable, status == .ok {
@@ -159,6 +159,8 @@ struct ThumbnailRoute: Sendable {
         if variesByAccept { headers[.vary] = "Accept" }
         if result.revalidated { headers[.xCacheRevalidated] = "304" }
         if result.servedStale { headers[.staleWarning] = "110 thumbd \"Response is Stale\"" }
+        // Only when the photo was not sRGB already: converted from its profile, or its profile ignored.
+        if let color = result.photo?.color { headers[.xThumbdColor] = color }
         if let ifNoneMatch, Self.matches(ifNoneMatch, etag) { return (.notModified, headers) }
         headers[.contentLength] = String(length ?? result.bytes.count)
         return (.ok, headers)
@@ -180,6 +182,7 @@ struct ThumbnailRoute: Sendable {
 extension HTTPField.Name {
     static let xCache = HTTPField.Name("X-Cache")!
     static let xCacheRevalidated = HTTPField.Name("X-Cache-Revalidated")!
+    static let xThumbdColor = HTTPField.Name("X-Thumbd-Color")!
     static let staleWarning = HTTPField.Name("Warning")!
     static let thumbdPriority = HTTPField.Name(EntryPointMaker.priorityHeader)!
 }

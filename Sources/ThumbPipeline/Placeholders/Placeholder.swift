@@ -1,0 +1,51 @@
+import Foundation
+import ImagePlaceholder
+import ThumbCache
+
+/// A photo's placeholder as clients get it (`GET /v1/placeholder`, prefetch reports, `thumbd
+/// thumbnail --placeholder`): its displayed size, its ThumbHash and the colour a grid cell can be
+/// painted with until the thumbnail arrives.
+public struct Placeholder: Sendable, Codable, Equatable {
+    public var url: String
+    /// The photo as displayed (after its EXIF orientation).
+    public var width: Int
+    public var height: Int
+    /// ThumbHash, base64 (standard alphabet, padded): decode it with any ThumbHash library.
+    public var thumbhash: String?
+    /// The ThumbHash's average colour, `#rrggbb`.
+    public var averageColor: String?
+    /// `srgb`, or how the photo's colours were converted (`converted; from="Display P3"`) or why
+    /// its profile was ignored.
+    public var color: String
+
+    public init(url: String, photo: PhotoSummary) {
+        self.url = url
+        width = photo.width
+        height = photo.height
+        thumbhash = photo.thumbHash?.base64EncodedString()
+        averageColor = photo.thumbHash.flatMap { ThumbHash.averageColor([UInt8]($0)) }.map { rgba in
+            "#" + [rgba.r, rgba.g, rgba.b].map { String(format: "%02x", $0) }.joined()
+        }
+        color = photo.color ?? "srgb"
+    }
+}
+
+extension ThumbnailPipeline {
+    /// The placeholder of the photo at `url`: from the cached thumbnail `spec` names when it has
+    /// one, otherwise made with it (the same coalesced job as `thumbnail`). A thumbnail cached
+    /// before thumbd kept photo summaries is made again.
+    public func placeholder(_ key: CacheKey, spec: ThumbnailSpec, priority: WorkPriority) async throws -> Placeholder {
+        var result = try await thumbnail(key, spec: spec, priority: priority)
+        if result.photo == nil { result = try await make(key, spec: spec, priority: priority, stale: nil) }
+        guard let photo = result.photo else {
+            // Only a thumbnail made by another thumbd sharing nothing with this one could get here.
+            throw PlaceholderUnavailable(url: key.url.value)
+        }
+        return Placeholder(url: key.url.value, photo: photo)
+    }
+}
+
+public struct PlaceholderUnavailable: Error, Sendable, CustomStringConvertible {
+    public let url: String
+    public var description: String { "no placeholder could be made for \(url)" }
+}
