@@ -11,13 +11,13 @@ ARGS        ?= serve
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev
 # The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
 BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -122,6 +122,10 @@ bench: bench-deps release
 
 # The daemon's serving figures against nginx (hits/s, p99 under a miss storm, RSS over 5 minutes).
 # BENCH_SERVE_ARGS="--rss-duration 60" for a quicker run.
+# JPEG, WebP and AVIF at equal SSIM, AVIF's miss cost, and what colour management costs.
+bench-formats: bench-deps reference-deps release
+	.build/release/thumbd-bench formats --corpus $(CORPORA)/photos
+
 bench-serve: bench-deps release
 	.build/release/thumbd-bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
 

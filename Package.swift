@@ -39,6 +39,7 @@ let package = Package(
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
@@ -62,9 +63,11 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         // The C modules too: ImageCodecs reports the libraries' versions.
+        .target(name: "AVIFCodec", dependencies: ["ImageCore", "CAVIF"]),
         // Colour management (Little CMS): any source's colours to sRGB, below the codecs' one door.
         .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"]),
-        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "ColorManagement", "CJPEG", "CPNG", "CWebP"]),
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "ColorManagement",
+                                                    "CJPEG", "CPNG", "CWebP", "CAVIF"]),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
         .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
@@ -198,8 +201,9 @@ let package = Package(
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
         .testTarget(name: "ColorManagementTests", dependencies: ["TestSupport", "ColorManagement", "ImageCodecs", "ImageCore", "ImageQuality",
-                                                                "ChildProcess", "CLCMS2"],
+                                                                "ChildProcess", "CLCMS2", "Thumbnailer"],
                     exclude: ["Scripts"]),
+        .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF"]),
         .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),

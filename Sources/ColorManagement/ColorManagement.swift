@@ -1,6 +1,20 @@
 import CLCMS2
 import ImageCore
 
+/// A conversion to sRGB waiting to be applied (see `ColorManagement.prepareConversion`).
+public struct ColorConversion: Sendable {
+    public let outcome: ColorOutcome
+    let transform: ColorTransform?
+
+    /// Converts `pixels` (RGBA, as the decoded image holds them) in place; nothing when there is
+    /// nothing to convert.
+    public func apply(to pixels: inout PixelBuffer) {
+        transform?.apply(to: &pixels)
+    }
+
+    public var changesPixels: Bool { transform != nil }
+}
+
 /// Turns decoded pixels into sRGB, the one colour space thumbnails and prepared uploads are written
 /// in (they carry no profile: browsers take untagged images as sRGB, and a profile would cost bytes
 /// in every thumbnail). Runs on the decoded image, which is already reduced by the decoder's scaling,
@@ -18,30 +32,42 @@ public enum ColorManagement {
     /// fails: colour information that cannot be used leaves the samples as they are (CMYK converted
     /// without a profile), and the outcome says why.
     public static func convertToSRGB(_ image: inout DecodedImage) -> ColorOutcome {
+        let conversion = prepareConversion(&image)
+        conversion.apply(to: &image.pixels)
+        return conversion.outcome
+    }
+
+    /// The conversion `image` needs, with what must happen at once already done: CMYK samples are
+    /// turned into sRGB RGBA here (through the profile, or without one), since nothing else can
+    /// read them. An RGB or grey conversion is handed back to be applied where it costs least: a
+    /// thumbnail applies it to its resized pixels, not to the larger decoded image (the colour
+    /// transform is per pixel, so it commutes with cropping and, to well under a visible step,
+    /// with the resampling's averaging).
+    public static func prepareConversion(_ image: inout DecodedImage) -> ColorConversion {
         let cmyk: Bool?
         if case .cmyk(let inverted) = image.samples { cmyk = inverted } else { cmyk = nil }
-        let outcome: ColorOutcome
+        var conversion: ColorConversion
         switch image.color {
         case .unspecified, .sRGB:
-            outcome = .sRGB
+            conversion = ColorConversion(outcome: .sRGB, transform: nil)
         case .unusableProfile(let reason):
-            outcome = .ignored(reason: reason)
+            conversion = ColorConversion(outcome: .ignored(reason: reason), transform: nil)
         case .iccProfile(let bytes):
-            outcome = convert(&image.pixels, source: .icc(bytes), cmykInverted: cmyk)
+            conversion = lookUp(.icc(bytes), image.pixels, cmykInverted: cmyk)
         case .pngGamma(let gamma, let chromaticities):
-            if isSRGBLike(gamma: gamma, chromaticities) {
-                outcome = .sRGB
-            } else {
-                outcome = convert(&image.pixels, source: .pngGamma(fileGamma: gamma, chromaticities: chromaticities.map(points)),
-                                  cmykInverted: cmyk)
-            }
+            conversion = isSRGBLike(gamma: gamma, chromaticities) ? ColorConversion(outcome: .sRGB, transform: nil)
+                : lookUp(.pngGamma(fileGamma: gamma, chromaticities: chromaticities.map(points)), image.pixels, cmykInverted: cmyk)
         }
-        // Whatever happened above, the buffer leaves here as RGBA.
         if case .cmyk(let inverted) = image.samples {
-            if case .converted = outcome {} else { image.pixels.convertNaiveCMYKToRGBA(inverted: inverted) }
+            if let transform = conversion.transform {
+                transform.apply(to: &image.pixels)
+                conversion = ColorConversion(outcome: conversion.outcome, transform: nil)
+            } else {
+                image.pixels.convertNaiveCMYKToRGBA(inverted: inverted)
+            }
             image.samples = .rgba
         }
-        return outcome
+        return conversion
     }
 
     /// Whether converting an RGB image described by `color` would change it: a profile Little CMS
@@ -64,7 +90,7 @@ public enum ColorManagement {
         [c.white.x, c.white.y, c.red.x, c.red.y, c.green.x, c.green.y, c.blue.x, c.blue.y]
     }
 
-    private static func convert(_ pixels: inout PixelBuffer, source: TransformCache.Source, cmykInverted: Bool?) -> ColorOutcome {
+    private static func lookUp(_ source: TransformCache.Source, _ pixels: PixelBuffer, cmykInverted: Bool?) -> ColorConversion {
         let input: ColorTransform.Input
         if let cmykInverted {
             input = .cmyk(inverted: cmykInverted)
@@ -73,12 +99,11 @@ public enum ColorManagement {
         }
         switch transforms.entry(.init(source: source, input: input), build: { build(source, input: input) }) {
         case .identity:
-            return .sRGB
+            return ColorConversion(outcome: .sRGB, transform: nil)
         case .transform(let transform, let name):
-            transform.apply(to: &pixels)
-            return .converted(from: name)
+            return ColorConversion(outcome: .converted(from: name), transform: transform)
         case .refused(let problem):
-            return .ignored(reason: problem.reason)
+            return ColorConversion(outcome: .ignored(reason: problem.reason), transform: nil)
         }
     }
 

@@ -1,3 +1,4 @@
+import AVIFCodec
 import ColorManagement
 import ImageCore
 import JPEGCodec
@@ -11,10 +12,10 @@ public enum ImageCodecs {
         case .supported(let format):
             return format
         case .unsupported(let name):
-            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG and WebP")
+            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG, WebP and AVIF")
         case .unknown:
             if data.isEmpty { throw .corrupt("the file is empty") }
-            throw .unsupported("not a JPEG, PNG or WebP image (unrecognised signature)")
+            throw .unsupported("not a JPEG, PNG, WebP or AVIF image (unrecognised signature)")
         }
     }
 
@@ -25,6 +26,7 @@ public enum ImageCodecs {
         case .jpeg: try JPEGCodec.readInfo(data)
         case .png: try PNGCodec.readInfo(data, limits: limits)
         case .webp: try WebPCodec.readInfo(data)
+        case .avif: try AVIFCodec.readInfo(data, limits: limits)
         }
         try limits.check(width: info.width, height: info.height)
         return info
@@ -54,6 +56,7 @@ public enum ImageCodecs {
         case .jpeg: try JPEGCodec.embeddedColor(in: data)
         case .png: try PNGCodec.embeddedColor(in: data)
         case .webp: try WebPCodec.embeddedColor(in: data)
+        case .avif: AVIFCodec.iccProfile(in: data).map(EmbeddedColor.iccProfile) ?? .unspecified
         }
         return ColorManagement.changesColors(color)
     }
@@ -66,16 +69,17 @@ public enum ImageCodecs {
         case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true)
         case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
+        case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)
         }
     }
 
-    /// The metadata the file carries beside its pixels; nil for PNG, whose text and eXIf chunks are
-    /// not inspected (nothing hands a PNG on unchanged).
+    /// The metadata the file carries beside its pixels; nil for PNG and AVIF, whose metadata is not
+    /// inspected (nothing hands one on unchanged).
     public static func metadata(in data: [UInt8]) throws(ImageError) -> EmbeddedMetadata? {
         switch try format(of: data) {
         case .jpeg: try JPEGCodec.metadata(in: data)
         case .webp: try WebPCodec.metadata(in: data)
-        case .png: nil
+        case .png, .avif: nil
         }
     }
 
@@ -94,6 +98,8 @@ public enum ImageCodecs {
             try WebPCodec.encode(image, quality: quality)
         case .webpLossless:
             try WebPCodec.encode(image, quality: nil)
+        case .avif(let quality, let speed):
+            try AVIFCodec.encode(image, quality: EncodeSettings.libavifQuality(matchingJPEG: quality), speed: speed)
         }
     }
 }

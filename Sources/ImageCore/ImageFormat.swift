@@ -4,12 +4,14 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg
     case png
     case webp
+    case avif
 
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .avif: "image/avif"
         }
     }
 
@@ -18,6 +20,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp: "webp"
+        case .avif: "avif"
         }
     }
 }
@@ -40,9 +43,28 @@ public enum SniffedFormat: Equatable, Sendable {
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .unsupported("GIF") }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .unsupported("TIFF") }
         if starts(Array("BM".utf8)) { return .unsupported("BMP") }
-        if starts(Array("ftyp".utf8), at: 4) { return .unsupported("HEIF/AVIF (ISO media)") }
+        if starts(Array("ftyp".utf8), at: 4) {
+            return isoBrands(data).contains { $0 == "avif" || $0 == "avis" } ? .supported(.avif) : .unsupported("HEIF (ISO media)")
+        }
         if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .unsupported("JPEG XL") }
         if starts([0x00, 0x00, 0x01, 0x00]) { return .unsupported("ICO") }
         return .unknown
+    }
+
+    /// The major and compatible brands of an ISO-BMFF `ftyp` box at the start of `data` (at most
+    /// 64 of them): AVIF is told from HEIC by a brand, which may sit past the first 16 bytes.
+    static func isoBrands<Bytes: Collection>(_ data: Bytes) -> [String] where Bytes.Element == UInt8 {
+        let head = Array(data.prefix(8 + 4 * 66))
+        guard head.count >= 16 else { return [] }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        let end = min(head.count, max(16, size))
+        func brand(_ at: Int) -> String { String(decoding: head[at..<at + 4], as: UTF8.self) }
+        var brands = [brand(8)]
+        var at = 16
+        while at + 4 <= end {
+            brands.append(brand(at))
+            at += 4
+        }
+        return brands
     }
 }

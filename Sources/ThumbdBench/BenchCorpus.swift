@@ -24,7 +24,7 @@ struct BenchCorpus: Sendable {
     var skipped: [String]
     var errors: [BenchResults.FileError]
 
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "webp"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "webp", "avif"]
 
     /// Lists `directory` (not recursively). A file whose content is an image (or whose name says it
     /// should be) but whose header cannot be read is an error of its own and is left out; other

@@ -121,6 +121,7 @@ public struct ThumbdConfiguration: Sendable {
         d.pipeline.maxJobs = try s.int("pipeline.max_jobs", default: 256, range: 1...100_000)
         d.pipeline.workerThreads = try s.int("pipeline.worker_threads", default: 0, range: 0...256)
         d.pipeline.keepOriginals = try s.bool("pipeline.keep_originals", default: true)
+        d.pipeline.avifSpeed = try s.int("pipeline.avif_speed", default: EncodeSettings.defaultAVIFSpeed, range: 0...10)
 
         // prefetch
         d.prefetch.maxURLsPerJob = try s.int("prefetch.max_urls_per_job", default: 1000, range: 1...1_000_000)

@@ -25,7 +25,8 @@ public enum Thumbnailer {
                                                      scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
         timings.decode = clock.now - start
         start = clock.now
-        let color = ColorManagement.convertToSRGB(&decoded)
+        // CMYK is converted here; an RGB profile waits for the smaller resized pixels.
+        let color = ColorManagement.prepareConversion(&decoded)
         timings.color = clock.now - start
 
         start = clock.now
@@ -37,17 +38,27 @@ public enum Thumbnailer {
                                          width: stored.width * decoded.scaleX, height: stored.height * decoded.scaleY)
         let (storedOutWidth, storedOutHeight) = info.orientation.swapsDimensions
             ? (geometry.outputHeight, geometry.outputWidth) : (geometry.outputWidth, geometry.outputHeight)
-        let resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
+        var resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
             .oriented(info.orientation)
         timings.resize = clock.now - start
 
         start = clock.now
-        // From the decoded photo (already reduced by the decoder), shrunk before it is turned upright.
-        let thumbHash = ThumbHash.shrinkToFit(decoded.pixels).flatMap { ThumbHash.encode($0.oriented(info.orientation)) }
+        color.apply(to: &resized)
+        timings.color += clock.now - start
+
+        start = clock.now
+        // From the decoded photo (already reduced by the decoder), shrunk before it is turned
+        // upright and converted like the thumbnail.
+        var small = ThumbHash.shrinkToFit(decoded.pixels)
+        if var shrunk = small, color.changesPixels {
+            color.apply(to: &shrunk)
+            small = shrunk
+        }
+        let thumbHash = small.flatMap { ThumbHash.encode($0.oriented(info.orientation)) }
         timings.placeholder = clock.now - start
         let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
-                                 decodedHeight: decoded.pixels.height, color: color, photo: photo, timings: timings)
+                                 decodedHeight: decoded.pixels.height, color: color.outcome, photo: photo, timings: timings)
     }
 
     /// `render`, then encode as the request says (or as `defaultEncoding` picks).

@@ -28,7 +28,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Image files (JPEG, PNG or WebP).")
+    @Argument(help: "Image files (JPEG, PNG, WebP or AVIF).")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (only with a single input). The format follows its extension unless --format is given.")
@@ -43,11 +43,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: "cover: centre square crop, exactly size x size. contain: whole image, longer side = size.")
     var fit: Fit = .cover
 
-    @Option(help: "Output format: jpeg, png or webp. Default: from -o's extension, else JPEG for opaque images and PNG (WebP for WebP sources) for transparent ones.")
+    @Option(help: "Output format: jpeg, png, webp or avif. Default: from -o's extension, else JPEG for opaque images and PNG (WebP for WebP sources) for transparent ones.")
     var format: ImageFormat?
 
     @Option(help: "Quality for JPEG and lossy WebP (1...100).")
     var quality: Int = EncodeSettings.defaultQuality
+
+    @Option(name: .customLong("avif-speed"), help: "AVIF encoder speed, 0 (slowest, smallest) to 10.")
+    var avifSpeed: Int = EncodeSettings.defaultAVIFSpeed
 
     @Flag(help: "Write progressive JPEG.")
     var progressive = false
@@ -75,6 +78,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
         }
         guard EncodeSettings.qualityRange.contains(quality) else { throw ValidationError("--quality must be between 1 and 100.") }
+        guard (0...10).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 10.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
         switch (output, outDir) {
@@ -136,6 +140,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         case .jpeg: .jpeg(quality: quality, progressive: progressive)
         case .png: .png
         case .webp: lossless ? .webpLossless : .webp(quality: quality)
+        case .avif: .avif(quality: quality, speed: avifSpeed)
         case nil: nil
         }
     }

@@ -5,6 +5,7 @@ import ImageCodecs
 import ImageCore
 import ImageQuality
 import TestSupport
+import Thumbnailer
 import Testing
 
 /// Tagged images made from sRGB originals by Pillow's ImageCms (the independent reference): thumbd's
@@ -33,7 +34,7 @@ struct ColorConversionTests {
     ]
 
     /// Writes the profile, has Pillow make the tagged file and its reference; returns both files' bytes.
-    static func make(_ testCase: Case, source: String = "chart") throws -> (tagged: [UInt8], reference: PixelBuffer) {
+    static func make(_ testCase: Case, source: String = "chart") throws -> (tagged: [UInt8], reference: PixelBuffer, referenceFile: [UInt8]) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-colour-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -43,8 +44,8 @@ struct ColorConversionTests {
         let reference = dir.appendingPathComponent("reference.png").path
         let run = try ChildProcess.run("python3", [script, source, profile, testCase.format, tagged, reference], timeoutSeconds: 120)
         guard run.status == 0 else { throw TestProfileError("tag_image.py failed: \(run.stderrText)") }
-        let referenceImage = try ImageCodecs.decode(try TestPaths.bytes(URL(fileURLWithPath: reference))).pixels
-        return (try TestPaths.bytes(URL(fileURLWithPath: tagged)), referenceImage)
+        let referenceFile = try TestPaths.bytes(URL(fileURLWithPath: reference))
+        return (try TestPaths.bytes(URL(fileURLWithPath: tagged)), try ImageCodecs.decode(referenceFile).pixels, referenceFile)
     }
 
     @Test(.enabled(if: pillowReady, "python3 with Pillow (ImageCms) is not installed: the colour reference tests are SKIPPED"),
@@ -53,7 +54,7 @@ struct ColorConversionTests {
         if testCase.name.contains("ROMM") || testCase.name.contains("CMYK") {
             try #require(FileManager.default.fileExists(atPath: TestProfiles.cmyk), "Ghostscript's ICC profiles are missing: apt-get install libgs-common")
         }
-        let (tagged, reference) = try Self.make(testCase)
+        let (tagged, reference, referenceFile) = try Self.make(testCase)
         let (decoded, outcome) = try ImageCodecs.decodeToSRGB(tagged)
         guard case .converted = outcome else {
             Issue.record("expected a conversion, got \(outcome)")
@@ -61,6 +62,14 @@ struct ColorConversionTests {
         }
         let managed = try #require(ColorDifference.compare(decoded.pixels, reference))
         #expect(managed.mean <= 1.0, "mean ΔE00 \(managed.mean) (max \(managed.max)) from Pillow's conversion")
+
+        // A thumbnail converts after the resize: it must match the thumbnail of the reference.
+        let request = ThumbnailRequest(size: 64, fit: .cover)
+        let thumbnail = try Thumbnailer.render(from: tagged, request)
+        #expect(thumbnail.color == outcome)
+        let expected = try Thumbnailer.render(from: referenceFile, request).pixels
+        let small = try #require(ColorDifference.compare(thumbnail.pixels, expected))
+        #expect(small.mean <= 1.0, "thumbnail: mean ΔE00 \(small.mean) (max \(small.max)) from the reference's thumbnail")
 
         var unmanaged = try ImageCodecs.decodeAsStored(tagged)
         if case .cmyk(let inverted) = unmanaged.samples { unmanaged.pixels.convertNaiveCMYKToRGBA(inverted: inverted) }

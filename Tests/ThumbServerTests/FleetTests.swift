@@ -194,12 +194,13 @@ struct FleetTests {
         }
     }
 
-    @Test("The edge cache answers hot thumbnails itself, keeps WebP and JPEG apart for format=auto, and keeps an evicted copy until its max-age")
+    @Test("The edge cache answers hot thumbnails itself, keeps AVIF, WebP and JPEG apart for format=auto, and keeps an evicted copy until its max-age")
     func edgeCache() async throws {
         try await FleetHarness.run(edgeCache: true) { fleet, origin in
             let url = Self.photos(1, origin: origin, prefix: "edge")[0]
             let path = FleetHarness.thumbnailPath(url, size: 110)
-            let webp = [("Accept", "image/avif,image/webp,image/*,*/*;q=0.8")]
+            let webp = [("Accept", "image/webp,image/*,*/*;q=0.8")]
+            let avif = [("Accept", "image/avif,image/webp,image/*,*/*;q=0.8")]
             let first = try await fleet.get(path)
             #expect(first.status == 200 && first.header("x-edge-cache") == "MISS" && first.header("x-cache") == "miss")
             let second = try await fleet.get(path)
@@ -211,6 +212,9 @@ struct FleetTests {
             #expect(asWebP.header("x-edge-cache") == "MISS")
             #expect(asWebP.header("content-type") == "image/webp")
             #expect(try await fleet.get(path, headers: webp).header("x-edge-cache") == "HIT")
+            let asAVIF = try await fleet.get(path, headers: avif)
+            #expect(asAVIF.header("x-edge-cache") == "MISS" && asAVIF.header("content-type") == "image/avif")
+            #expect(try await fleet.get(path, headers: avif).header("x-edge-cache") == "HIT")
             let jpegAgain = try await fleet.get(path)
             #expect(jpegAgain.header("content-type") == "image/jpeg" && jpegAgain.header("x-edge-cache") == "HIT")
             // The cost the README names: an eviction empties the node, not the edge.
@@ -218,7 +222,7 @@ struct FleetTests {
                                               headers: [("Authorization", "Bearer \(FleetHarness.adminToken)")])
             #expect(evicted.status == 200)
             #expect(try await fleet.get(path).header("x-edge-cache") == "HIT")
-            #expect(origin.requestCount(Self.path(of: url)) == 1, "the node downloaded the photo once for both formats")
+            #expect(origin.requestCount(Self.path(of: url)) == 1, "the node downloaded the photo once for every format")
             // Errors are never kept at the edge.
             let missing = origin.url("/edge/missing.jpg")
             origin.setRoute("/edge/missing.jpg", .status(404))

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 import TestOrigin
 import Testing
 import TestSupport
@@ -27,12 +28,21 @@ struct HTTPSemanticsTests {
         try await origin.shutdown()
     }
 
-    @Test("format=auto gives WebP when Accept allows it, with Vary: Accept")
+    @Test("format=auto gives AVIF, else WebP, when Accept allows it, with Vary: Accept")
     func autoFormat() async throws {
         let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
         let daemon = try await TestDaemon.start()
         let path = daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=auto")
-        let webp = try await daemon.get(path, headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+        let avif = try await daemon.get(path, headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+        #expect(avif.status == 200)
+        #expect(avif.header("content-type") == "image/avif")
+        #expect(avif.header("vary") == "Accept")
+        #expect(Array(avif.body[4..<12]) == Array("ftypavif".utf8))
+        let decoded = try ImageCodecs.decode(avif.body)
+        #expect(decoded.info.format == .avif && decoded.pixels.width == 80 && decoded.pixels.height == 80)
+        let refusesAVIF = try await daemon.get(path, headers: [("Accept", "image/avif;q=0,image/webp,*/*;q=0.8")])
+        #expect(refusesAVIF.header("content-type") == "image/webp")
+        let webp = try await daemon.get(path, headers: [("Accept", "image/webp,*/*;q=0.8")])
         #expect(webp.status == 200)
         #expect(webp.header("content-type") == "image/webp")
         #expect(webp.header("vary") == "Accept")
@@ -47,8 +57,26 @@ struct HTTPSemanticsTests {
         let explicit = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=png"))
         #expect(explicit.header("content-type") == "image/png")
         #expect(explicit.header("vary") == nil)
+        let explicitAVIF = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=avif"))
+        #expect(explicitAVIF.header("content-type") == "image/avif" && explicitAVIF.header("vary") == nil)
         // One download served every variant (the original is kept on disk).
         #expect(origin.requestCount("/p.jpg") == 1)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("An AVIF original is read like any other; a truncated one is truncated_image")
+    func avifInput() async throws {
+        let avif = try ImageCodecs.encode(SyntheticImage.gradient(width: 320, height: 200), .avif(quality: 80))
+        let origin = try await TestOrigin.start(routes: ["/a.avif": .image(avif, contentType: "image/avif"),
+                                                         "/cut.avif": .image(Array(avif.prefix(avif.count / 2)), contentType: "image/avif")])
+        let daemon = try await TestDaemon.start()
+        let made = try await daemon.get(daemon.thumbnailPath(origin.url("/a.avif"), "size=64&format=jpeg"))
+        #expect(made.status == 200 && made.header("content-type") == "image/jpeg")
+        let pixels = try ImageCodecs.decode(made.body).pixels
+        #expect(pixels.width == 64 && pixels.height == 64)
+        let cut = try await daemon.get(daemon.thumbnailPath(origin.url("/cut.avif"), "size=64"))
+        #expect(cut.status == 422 && String(decoding: cut.body, as: UTF8.self).contains("truncated_image"))
         try await daemon.stop()
         try await origin.shutdown()
     }

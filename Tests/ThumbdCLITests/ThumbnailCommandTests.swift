@@ -18,6 +18,27 @@ struct ThumbnailCommandTests {
         #expect(decoded.pixels.width == 33 && decoded.pixels.height == 33)
     }
 
+    /// AVIF out from -o's extension and back in as a source; --placeholder prints the photo's
+    /// placeholder as JSON: its upright size and a ThumbHash.
+    @Test func avifAndPlaceholders() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = dir.appendingPathComponent("in.png")
+        try Data(ImageCodecs.encode(SyntheticImage.gradient(width: 160, height: 90), .png)).write(to: input)
+        let avif = dir.appendingPathComponent("out.avif")
+        let made = try CLI.run(["thumbnail", input.path, "-o", avif.path, "--size", "48", "--avif-speed", "9"])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let decoded = try ImageCodecs.decode(TestPaths.bytes(avif))
+        #expect(decoded.info.format == .avif && decoded.pixels.width == 48)
+
+        let again = dir.appendingPathComponent("again.jpg")
+        let placeholder = try CLI.run(["thumbnail", avif.path, "-o", again.path, "--size", "24", "--placeholder"])
+        #expect(placeholder.status == 0, "\(placeholder.stderrText)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(placeholder.stdoutText.utf8)) as? [String: Any])
+        #expect(json["width"] as? Int == 48 && json["height"] as? Int == 48 && json["color"] as? String == "srgb")
+        #expect((json["thumbhash"] as? String).flatMap { Data(base64Encoded: $0) }?.isEmpty == false)
+        #expect(try CLI.run(["thumbnail", input.path, "-o", avif.path, "--avif-speed", "11"]).status == 2)
+    }
+
     @Test func aBadFileInABatchFailsAloneWithItsCode() throws {
         let dir = try CLI.temporaryDirectory()
         let good = dir.appendingPathComponent("good.png")

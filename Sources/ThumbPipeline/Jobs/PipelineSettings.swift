@@ -17,6 +17,8 @@ public struct PipelineSettings: Sendable {
     /// Keep each downloaded original on disk (its own budget), so a new size of an image already
     /// fetched costs no download.
     public var keepOriginals: Bool = true
+    /// libavif's encoder speed for AVIF thumbnails (0...10).
+    public var avifSpeed: Int = EncodeSettings.defaultAVIFSpeed
 
     public init() {}
 }

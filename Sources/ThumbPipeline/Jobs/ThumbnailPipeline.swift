@@ -147,10 +147,10 @@ public final class ThumbnailPipeline: Sendable {
         try Task.checkCancellation()
         let request = ThumbnailRequest(size: spec.size, fit: spec.fit, limits: settings.decodeLimits,
                                        decodeHeadroom: settings.decodeHeadroom)
-        let (key, cache, metrics, keepOriginals) = (job.key, cache, metrics, settings.keepOriginals)
+        let (key, cache, metrics, keepOriginals, avifSpeed) = (job.key, cache, metrics, settings.keepOriginals, settings.avifSpeed)
         return try await pool.run(priority: job.priority) { () throws -> PipelineResult in
             let rendered = try Thumbnailer.render(from: source.bytes, request)
-            let encoding = spec.encoding(for: rendered.source)
+            let encoding = spec.encoding(for: rendered.source, avifSpeed: avifSpeed)
             let start = ContinuousClock.now
             let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
             metrics.decode.recordNanoseconds(rendered.timings.decode.nanoseconds)

@@ -5,9 +5,10 @@ import Thumbnailer
 /// What a client asks to be made of an image: the variant half of the cache key.
 public struct ThumbnailSpec: Sendable, Hashable {
     public enum Format: String, Sendable, CaseIterable, Codable {
-        /// JPEG for opaque images, PNG for transparent ones (WebP for transparent WebP sources).
+        /// JPEG for opaque images, PNG for transparent ones (WebP for transparent WebP sources); the
+        /// server makes it AVIF or WebP for clients that accept them.
         case auto
-        case jpeg, png, webp
+        case jpeg, png, webp, avif
     }
 
     public var size: Int
@@ -28,11 +29,12 @@ public struct ThumbnailSpec: Sendable, Hashable {
     }
 
     /// How to write a thumbnail of `source`.
-    public func encoding(for source: ImageInfo) -> EncodeSettings {
+    public func encoding(for source: ImageInfo, avifSpeed: Int = EncodeSettings.defaultAVIFSpeed) -> EncodeSettings {
         switch format {
         case .jpeg: .jpeg(quality: quality)
         case .png: .png
         case .webp: .webp(quality: quality)
+        case .avif: .avif(quality: quality, speed: avifSpeed)
         case .auto:
             !source.hasAlpha ? .jpeg(quality: quality) : source.format == .webp ? .webp(quality: quality) : .png
         }

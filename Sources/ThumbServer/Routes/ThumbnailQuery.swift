@@ -58,7 +58,7 @@ struct ThumbnailQuery: Sendable {
         }
         let formatText = format ?? ThumbnailSpec.Format.auto.rawValue
         guard let format = ThumbnailSpec.Format(rawValue: formatText) else {
-            throw Problem.badParameter("format must be auto, jpeg, png or webp, not \"\(formatText)\"")
+            throw Problem.badParameter("format must be auto, jpeg, png, webp or avif, not \"\(formatText)\"")
         }
         let quality = quality ?? settings.defaultQuality
         guard (1...100).contains(quality) else {
@@ -67,17 +67,21 @@ struct ThumbnailQuery: Sendable {
         return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
     }
 
-    /// `format=auto` becomes WebP for clients that accept it (the response then varies by Accept).
+    /// `format=auto` becomes AVIF for clients that accept it, else WebP for those that accept that
+    /// (the response then varies by Accept).
     func spec(accept: String?) -> ThumbnailSpec {
         var format = format
-        if format == .auto, let accept, Self.acceptsWebP(accept) { format = .webp }
+        if format == .auto, let accept {
+            if Self.accepts("image/avif", accept) { format = .avif } else if Self.accepts("image/webp", accept) { format = .webp }
+        }
         return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
     }
 
-    static func acceptsWebP(_ accept: String) -> Bool {
+    /// Whether `accept` lists `type` without refusing it (`q=0`).
+    static func accepts(_ type: String, _ accept: String) -> Bool {
         for item in accept.split(separator: ",") {
             let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.first?.lowercased() == "image/webp" else { continue }
+            guard fields.first?.lowercased() == type else { continue }
             let refused = fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0") && Double($0.dropFirst(2)) == 0 }
             return !refused
         }

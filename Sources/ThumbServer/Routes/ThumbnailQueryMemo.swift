@@ -11,18 +11,22 @@ final class ThumbnailQueryMemo: Sendable {
         let query: ThumbnailQuery
         /// The key for clients whose Accept does not take WebP (or any client, for explicit formats).
         let plainKey: CacheKey
-        /// `format=auto` for clients that accept WebP.
+        /// `format=auto` for clients that accept AVIF, and for those that accept WebP but not AVIF.
+        let avifKey: CacheKey?
         let webpKey: CacheKey?
 
         var variesByAccept: Bool { webpKey != nil }
 
         func key(accept: String?) -> CacheKey {
-            guard let webpKey, let accept, accept.contains("webp"), ThumbnailQuery.acceptsWebP(accept) else { return plainKey }
-            return webpKey
+            guard let webpKey, let avifKey, let accept else { return plainKey }
+            // The cheap test first: most requests of a hot thumbnail come from one kind of browser.
+            if accept.contains("avif"), ThumbnailQuery.accepts("image/avif", accept) { return avifKey }
+            if accept.contains("webp"), ThumbnailQuery.accepts("image/webp", accept) { return webpKey }
+            return plainKey
         }
 
         func spec(for key: CacheKey) -> ThumbnailSpec {
-            query.spec(accept: key == webpKey ? "image/webp" : nil)
+            query.spec(accept: key == avifKey ? "image/avif" : key == webpKey ? "image/webp" : nil)
         }
     }
 
@@ -41,8 +45,11 @@ final class ThumbnailQueryMemo: Sendable {
         if let known = table.withLock({ $0[raw] }) { return known }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
         let plain = query.spec(accept: nil)
+        let negotiated = { (type: String) in
+            query.format == .auto ? CacheKey(url: query.url, variant: query.spec(accept: type).variant) : nil
+        }
         let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: plain.variant),
-                            webpKey: query.format == .auto ? CacheKey(url: query.url, variant: query.spec(accept: "image/webp").variant) : nil)
+                            avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"))
         table.withLock { table in
             if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
             table[raw] = parsed
