@@ -79,12 +79,13 @@ struct BenchReport {
     private func stages() -> String {
         let rows: [[String]] = results.thumbd.compactMap { run in
             guard let s = run.meanStageMs else { return nil }
-            return [Self.number(run.headroom), TextTable.fixed(s.read, 2), TextTable.fixed(s.decode, 2), TextTable.fixed(s.resize, 2),
-                    TextTable.fixed(s.encode, 2), TextTable.fixed(run.meanDecodedPixelFraction.map { $0 * 100 }, 2) + " %"]
+            return [Self.number(run.headroom), TextTable.fixed(s.read, 2), TextTable.fixed(s.decode, 2), TextTable.fixed(s.color, 2),
+                    TextTable.fixed(s.resize, 2), TextTable.fixed(s.placeholder, 2), TextTable.fixed(s.encode, 2),
+                    TextTable.fixed(run.meanDecodedPixelFraction.map { $0 * 100 }, 2) + " %"]
         }
         guard !rows.isEmpty else { return "" }
         return "Where thumbd's time goes (one core, mean ms per image)\n"
-            + TextTable.render(["headroom", "read", "decode", "resize", "encode", "decoded pixels / full"], rows)
+            + TextTable.render(["headroom", "read", "decode", "colour", "resize", "placeholder", "encode", "decoded pixels / full"], rows)
     }
 
     private func floor() -> String {

@@ -108,7 +108,11 @@ struct BenchResults: Codable, Sendable {
     struct StageMs: Codable, Sendable {
         var read = 0.0
         var decode = 0.0
+        /// Converting to sRGB (photos with a profile other than sRGB only).
+        var color = 0.0
         var resize = 0.0
+        /// The ThumbHash of the decoded photo.
+        var placeholder = 0.0
         var encode = 0.0
     }
 

@@ -16,7 +16,9 @@ struct BenchThumbd: Sendable {
         var total = 0.0
         var read = 0.0
         var decode = 0.0
+        var color = 0.0
         var resize = 0.0
+        var placeholder = 0.0
         var encode = 0.0
         var decodedPixelFraction = 1.0
     }
@@ -43,7 +45,9 @@ struct BenchThumbd: Sendable {
             timing.total = BenchStats.now() - start
             timing.read = read
             timing.decode = seconds(thumbnail.timings.decode)
+            timing.color = seconds(thumbnail.timings.color)
             timing.resize = seconds(thumbnail.timings.resize)
+            timing.placeholder = seconds(thumbnail.timings.placeholder)
             timing.encode = seconds(thumbnail.timings.encode)
             timing.decodedPixelFraction = Double(thumbnail.decodedWidth * thumbnail.decodedHeight)
                 / Double(max(1, thumbnail.source.width * thumbnail.source.height))
@@ -101,8 +105,9 @@ struct BenchThumbd: Sendable {
         if !all.isEmpty {
             let n = Double(all.count)
             func mean(_ value: (ImageTiming) -> Double) -> Double { all.reduce(0) { $0 + value($1) } / n }
-            run.meanStageMs = BenchResults.StageMs(read: mean(\.read) * 1000, decode: mean(\.decode) * 1000,
-                                                   resize: mean(\.resize) * 1000, encode: mean(\.encode) * 1000)
+            run.meanStageMs = BenchResults.StageMs(read: mean(\.read) * 1000, decode: mean(\.decode) * 1000, color: mean(\.color) * 1000,
+                                                   resize: mean(\.resize) * 1000, placeholder: mean(\.placeholder) * 1000,
+                                                   encode: mean(\.encode) * 1000)
             run.meanDecodedPixelFraction = mean(\.decodedPixelFraction)
         }
         return run
