@@ -71,7 +71,7 @@ struct BenchFleetRunner: BenchHitRunning {
                                         nginxConfig: FleetNginxConfig.shippedFolder.appendingPathComponent("thumbd.conf").path)
         let corpus = try BenchCorpus.load(options.hits.corpus)
         for error in corpus.errors { results.notes.append("corpus: \(error.file) left out: \(error.code) \(error.message)") }
-        guard !corpus.files.isEmpty else { throw ValidationErrorMessage("no readable JPEG, PNG or WebP files in \(options.hits.corpus)") }
+        guard !corpus.files.isEmpty else { throw ValidationErrorMessage("no readable JPEG, PNG, WebP or AVIF files in \(options.hits.corpus)") }
 
         say("origin: python3 -m http.server over \(options.hits.corpus) (\(corpus.files.count) photos)")
         let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))

@@ -71,7 +71,7 @@ struct BenchServeRunner: BenchHitRunning {
             say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
         }
         var photos = try corpusPhotos()
-        guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(options.hits.corpus)") }
+        guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG, WebP or AVIF files in \(options.hits.corpus)") }
 
         say("origin: python3 -m http.server over \(options.hits.corpus) (\(photos.count) photos)")
         let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))
