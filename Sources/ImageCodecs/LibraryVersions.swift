@@ -1,3 +1,4 @@
+import CAVIF
 import CJPEG
 import CPNG
 import CWebP
@@ -13,6 +14,8 @@ public struct CodecLibraryVersions: Sendable, Equatable {
     public var libwebp: String
     /// Little CMS as loaded at run time.
     public var lcms2: String
+    /// libavif as loaded at run time.
+    public var libavif: String
 }
 
 extension ImageCodecs {
@@ -24,7 +27,8 @@ extension ImageCodecs {
             libpng: dotted(Int(png_access_version_number()), bases: [10_000, 100]),
             // libwebp: 0xMMmmrr, one byte each.
             libwebp: dotted(Int(WebPGetDecoderVersion()), bases: [0x10000, 0x100]),
-            lcms2: ColorManagement.libraryVersion
+            lcms2: ColorManagement.libraryVersion,
+            libavif: String(cString: avifVersion())
         )
     }
 
