@@ -47,14 +47,14 @@ public enum Thumbnailer {
         timings.color += clock.now - start
 
         start = clock.now
-        // From the decoded photo (already reduced by the decoder), shrunk before it is turned
-        // upright and converted like the thumbnail.
-        var small = ThumbHash.shrinkToFit(decoded.pixels)
-        if var shrunk = small, color.changesPixels {
-            color.apply(to: &shrunk)
-            small = shrunk
-        }
-        let thumbHash = small.flatMap { ThumbHash.encode($0.oriented(info.orientation)) }
+        // From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's
+        // 100 px by the same resizer as the thumbnail (its box pre-reduction makes it cheap), then
+        // converted and turned upright like the thumbnail.
+        let fitted = ThumbHash.fittedSize(width: decoded.pixels.width, height: decoded.pixels.height)
+        var small = fitted == (decoded.pixels.width, decoded.pixels.height)
+            ? decoded.pixels : Resampler.resize(decoded.pixels, width: fitted.width, height: fitted.height)
+        color.apply(to: &small)
+        let thumbHash = ThumbHash.encode(small.oriented(info.orientation))
         timings.placeholder = clock.now - start
         let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
