@@ -25,6 +25,8 @@ public final class Daemon: Sendable {
     let activity: ActivityHistory
     /// What `/readyz` answers.
     public let readiness = Readiness()
+    /// nil when `server.access_log` is off.
+    let accessLog: AccessLog?
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
@@ -55,6 +57,12 @@ public final class Daemon: Sendable {
         fleetClient = fleet?.client
         prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: fleet?.maker, logger: logger)
         activity = ActivityHistory(interval: settings.server.activitySampleInterval)
+        if settings.server.accessLog {
+            accessLog = try AccessLog(format: settings.server.accessLogFormat, path: settings.server.accessLogPath, metrics: metrics.factory,
+                                      warn: { [logger] in logger.warning("\($0)") })
+        } else {
+            accessLog = nil
+        }
     }
 
     /// Serves until SIGTERM/SIGINT (or `stop()`); `onListening` gets the bound port (useful with port 0).
@@ -77,7 +85,9 @@ public final class Daemon: Sendable {
             },
             logger: logger
         )
-        let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, logger: logger)
+        let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, accessLog: accessLog, logger: logger)
+        let reopener = accessLog.flatMap { $0.path != nil ? AccessLogReopener(accessLog: $0) : nil }
+        defer { reopener?.stop() }
         let sampler = ActivitySampler(history: activity, cache: cache)
         let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, logger: logger)
         // Stopped in reverse order, each after the one before it has returned: the drain grace,
@@ -101,17 +111,17 @@ public final class Daemon: Sendable {
 
     /// The access log and duration histogram for requests the fast path answers.
     private func requestObserver() -> ThumbnailFastPath.Observer {
-        let (metrics, logger, accessLog) = (metrics, logger, settings.server.accessLog)
+        let (metrics, accessLog) = (metrics, accessLog)
         return { path, status, tier, start in
             let elapsed = ContinuousClock.now - start
             metrics.recordRequest(route: 0, status: status, duration: elapsed)
-            if accessLog { RequestLog.line(logger, method: "GET", path: path, status: status, elapsed: elapsed, cache: tier, code: nil) }
+            accessLog?.record(method: "GET", path: path, status: status, elapsed: elapsed, cache: tier, code: nil)
         }
     }
 
     func makeRouter(thumbnails: ThumbnailRoute) -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: settings.server.accessLog,
+        router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: accessLog,
                                                     retryAfter: settings.server.retryAfterSeconds, readiness: readiness))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
@@ -167,6 +177,7 @@ struct CacheCloser: Service {
     let pipeline: ThumbnailPipeline
     let cache: TwoTierCache
     let fleetClient: FleetClient?
+    let accessLog: AccessLog?
     let logger: Logger
 
     func run() async throws {
@@ -175,6 +186,7 @@ struct CacheCloser: Service {
         await pipeline.downloader.shutdown()
         await fleetClient?.shutdown()
         cache.close()
+        accessLog?.close()
         logger.info("cache closed; thumbd stopped")
     }
 }

@@ -16,8 +16,12 @@ public struct ServerSettings: Sendable {
     public var defaultQuality: Int = 82
     /// `Retry-After` on 503 busy.
     public var retryAfterSeconds: Int = 1
-    /// One info line per request. Off, requests are not logged (errors still are).
+    /// One line per request. Off, requests are not logged (errors still are).
     public var accessLog: Bool = true
+    /// `text` (the line thumbd has always written) or `json` (one object per line).
+    public var accessLogFormat: AccessLogFormat = .text
+    /// A file to append the access log to, reopened on SIGHUP (as logrotate expects); nil: standard error.
+    public var accessLogPath: String?
     /// The cache inspector at /ui (read-only without the admin token).
     public var inspector: Bool = true
     /// How often the daemon samples the cache's counters for the inspector's charts (an hour of

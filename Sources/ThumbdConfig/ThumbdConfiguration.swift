@@ -75,6 +75,8 @@ public struct ThumbdConfiguration: Sendable {
         d.server.maxSize = try s.int("server.max_size", default: 2048, range: 1...ThumbnailRequest.sizeRange.upperBound)
         d.server.retryAfterSeconds = try s.int("server.retry_after", default: 1, range: 1...3600)
         d.server.accessLog = try s.bool("server.access_log", default: true)
+        d.server.accessLogFormat = try s.choice("server.access_log_format", default: .text, AccessLogFormat.self)
+        d.server.accessLogPath = s.string("server.access_log_path").flatMap { $0.isEmpty ? nil : $0 }
         d.server.drainGrace = try s.seconds("server.drain_grace", default: 5, range: 0...600)
         d.server.drainTimeout = try s.seconds("server.drain_timeout", default: 20, range: 0...3600)
         d.server.inspector = try s.bool("server.inspector", default: true)

@@ -2,12 +2,12 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// One info line per request (method, path, status, time, cache tier) and the duration histogram.
+/// One access-log line per request (method, path, status, time, cache tier) and the duration histogram.
 /// Errors are turned into problem+json here too, so the line logs the status the client saw.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
     let logger: Logger
-    let accessLog: Bool
+    let accessLog: AccessLog?
     let retryAfter: Int
     let readiness: Readiness
 
@@ -42,9 +42,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     private func finish(_ request: Request, status: Int, cache: String?, start: ContinuousClock.Instant, route: Int, code: String? = nil) {
         let elapsed = ContinuousClock.now - start
         metrics.recordRequest(route: route, status: status, duration: elapsed)
-        guard accessLog else { return }
-        RequestLog.line(logger, method: request.method.rawValue, path: request.uri.path, status: status, elapsed: elapsed,
-                        cache: cache, code: code)
+        accessLog?.record(method: request.method.rawValue, path: request.uri.path, status: status, elapsed: elapsed,
+                          cache: cache, code: code)
     }
 
     /// The index of the route in `ServerMetrics.routes`.
@@ -56,18 +55,5 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         if path.hasPrefix("/v1/prefetch") { return 4 }
         if path.hasPrefix("/v1/uploads") { return 5 }
         return 6
-    }
-}
-
-/// The one info line per request, the same from the framework's routes and the fast path.
-enum RequestLog {
-    static func line(_ logger: Logger, method: String, path: String, status: Int, elapsed: Duration, cache: String?, code: String?) {
-        // The query (with the image URL) stays out: paths are logged, not what was asked for.
-        let route = path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
-        logger.info("request", metadata: [
-            "method": "\(method)", "path": "\(route)", "status": "\(status)",
-            "ms": "\(Double(elapsed.components.attoseconds / 10_000_000_000_000 + elapsed.components.seconds * 100_000) / 100)",
-            "cache": "\(cache ?? "-")", "code": "\(code ?? "-")",
-        ])
     }
 }

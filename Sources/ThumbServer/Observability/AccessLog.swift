@@ -1,0 +1,216 @@
+import Dispatch
+import Foundation
+import Metrics
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The access log's line format (`server.access_log_format`).
+public enum AccessLogFormat: String, Sendable, CaseIterable {
+    /// The line thumbd has always written: `2026-11-25T01:28:48+0000 info thumbd: cache=memory
+    /// code=- method=GET ms=0.04 path=/v1/thumbnail status=200 [ThumbServer] request`.
+    case text
+    /// One JSON object per line: `{"cache":"memory","code":null,"method":"GET","ms":0.04,
+    /// "path":"/v1/thumbnail","status":200,"time":"2026-11-25T01:28:48+0000"}`.
+    case json
+}
+
+/// The access log: one line per request, appended on the request's own thread to a shared buffer
+/// and written by a thread of its own in batches (every 250 ms, or at once past 64 KiB), so that
+/// no event loop ever waits for a write. When the writer falls behind (a full disk, a stalled
+/// pipe) and 4 MiB are waiting, new lines are dropped and counted, never a request held up.
+final class AccessLog: Sendable {
+    typealias Format = AccessLogFormat
+
+    static let flushBytes = 64 << 10
+    static let maxPendingBytes = 4 << 20
+    static let flushInterval = DispatchTimeInterval.milliseconds(250)
+
+    private struct State: ~Copyable {
+        var pending: [UInt8] = []
+        var second = -1
+        var stamp: [UInt8] = []
+        var dropped = 0
+        var reopen = false
+        var stopping = false
+    }
+
+    private struct Output: ~Copyable {
+        var descriptor: Int32
+        var lastWarning = -Double.infinity
+        var unreported = 0
+    }
+
+    let format: Format
+    /// nil: standard error.
+    let path: String?
+    private let state = Mutex(State())
+    private let output: Mutex<Output>
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let dropped: Counter
+    private let warn: @Sendable (String) -> Void
+
+    /// Opens `path` for appending (created if missing) and starts the writer. Throws when the file
+    /// cannot be opened, so a daemon with a log it cannot write does not start.
+    init(format: Format, path: String?, metrics: any MetricsFactory, warn: @escaping @Sendable (String) -> Void) throws {
+        self.format = format
+        self.path = path
+        self.warn = warn
+        dropped = Counter(label: "thumbd_access_log_dropped_total", factory: metrics)
+        output = Mutex(Output(descriptor: try path.map(Self.open) ?? STDERR_FILENO))
+        state.withLock { $0.pending.reserveCapacity(Self.flushBytes * 2) }
+        let thread = Thread { [self] in writeLoop() }
+        thread.name = "thumbd-access-log"
+        thread.start()
+    }
+
+    /// Appends one request's line; never blocks on I/O. `path` may hold a query: it is left out.
+    func record(method: String, path: String, status: Int, elapsed: Duration, cache: String?, code: String?) {
+        let now = time(nil)
+        let route = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path.utf8[..<$0] } ?? path.utf8[...]
+        let hundredths = Int((elapsed / .microseconds(10)).rounded())
+        let signal = state.withLock { s -> Bool in
+            guard s.pending.count < Self.maxPendingBytes else {
+                s.dropped += 1
+                return false
+            }
+            if Int(now) != s.second {
+                s.second = Int(now)
+                s.stamp = Self.timestamp(now)
+            }
+            let before = s.pending.count
+            switch format {
+            case .text: Self.appendText(&s.pending, stamp: s.stamp, method: method, route: route, status: status,
+                                        hundredths: hundredths, cache: cache, code: code)
+            case .json: Self.appendJSON(&s.pending, stamp: s.stamp, method: method, route: route, status: status,
+                                        hundredths: hundredths, cache: cache, code: code)
+            }
+            return before < Self.flushBytes && s.pending.count >= Self.flushBytes
+        }
+        if signal { wake.signal() }
+    }
+
+    /// Opens the file again (after logrotate moved it): on SIGHUP.
+    func reopen() {
+        state.withLock { $0.reopen = true }
+        wake.signal()
+    }
+
+    /// Writes what is waiting and stops the writer.
+    func close() {
+        let first = state.withLock { s -> Bool in
+            defer { s.stopping = true }
+            return !s.stopping
+        }
+        guard first else { return }
+        wake.signal()
+        finished.wait()
+        output.withLock { o in
+            if o.descriptor != STDERR_FILENO { Glibc.close(o.descriptor) }
+        }
+    }
+
+    /// Lines dropped since the start because the writer was behind.
+    var droppedLines: Int { state.withLock { $0.dropped } }
+
+    // MARK: The writer
+
+    private func writeLoop() {
+        var spare: [UInt8] = []
+        spare.reserveCapacity(Self.flushBytes * 2)
+        var reported = 0
+        while true {
+            _ = wake.wait(timeout: .now() + Self.flushInterval)
+            var batch: [UInt8] = []
+            let (reopen, stopping, droppedNow) = state.withLock { s -> (Bool, Bool, Int) in
+                batch = s.pending
+                s.pending = spare
+                let reopen = s.reopen
+                s.reopen = false
+                return (reopen, s.stopping, s.dropped)
+            }
+            if droppedNow > reported {
+                dropped.increment(by: Int64(droppedNow - reported))
+                warnOncePerMinute("the access log's writer fell behind: \(droppedNow - reported) lines dropped")
+                reported = droppedNow
+            }
+            if reopen, let path { reopenFile(path) }
+            if !batch.isEmpty { write(batch) }
+            batch.removeAll(keepingCapacity: true)
+            spare = batch
+            if stopping {
+                // Lines recorded while the last batch was written.
+                let rest = state.withLock { s -> [UInt8] in
+                    let rest = s.pending
+                    s.pending = []
+                    return rest
+                }
+                if !rest.isEmpty { write(rest) }
+                finished.signal()
+                return
+            }
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        let descriptor = output.withLock { $0.descriptor }
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    let reason = String(cString: strerror(errno))
+                    warnOncePerMinute("the access log could not be written (\(path ?? "stderr")): \(reason); lines lost")
+                    return
+                }
+            }
+        }
+    }
+
+    private func reopenFile(_ path: String) {
+        do {
+            let fresh = try Self.open(path)
+            let old = output.withLock { o -> Int32 in
+                defer { o.descriptor = fresh }
+                return o.descriptor
+            }
+            Glibc.close(old)
+        } catch {
+            warn("the access log \(path) could not be opened again: \(error); still writing to the old file")
+        }
+    }
+
+    private func warnOncePerMinute(_ message: String) {
+        let now = Date().timeIntervalSince1970
+        let line = output.withLock { o -> String? in
+            guard now - o.lastWarning >= 60 else {
+                o.unreported += 1
+                return nil
+            }
+            defer { (o.lastWarning, o.unreported) = (now, 0) }
+            return o.unreported > 0 ? "\(message) (and \(o.unreported) more such warnings in the last minute)" : message
+        }
+        if let line { warn(line) }
+    }
+
+    static func open(_ path: String) throws -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AccessLogError(message: "cannot open the access log \(path): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+}
+
+struct AccessLogError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
