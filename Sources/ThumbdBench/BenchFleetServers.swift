@@ -18,10 +18,7 @@ struct BenchFleetNode {
     /// bench serve's daemon settings with the access log back at its default: a fleet node runs as
     /// operators run it. THUMBD_FLEET_ENTRY is the fleet's nginx, as the README's fleet sets it.
     static func environment(port: Int, cacheDirectory: String, fleetEntry: String) -> [String: String] {
-        var environment = BenchDaemon.environment(port: port, cacheDirectory: cacheDirectory,
-                                                  extra: ["THUMBD_FLEET_ENTRY": fleetEntry])
-        environment.removeValue(forKey: "THUMBD_SERVER_ACCESS_LOG")
-        return environment
+        BenchDaemon.environment(port: port, cacheDirectory: cacheDirectory, accessLog: true, extra: ["THUMBD_FLEET_ENTRY": fleetEntry])
     }
 
     /// Starts the node and waits for /readyz; also returns the seconds from its start until then.

@@ -82,7 +82,7 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
         let (slow, slowLog) = try origin("slow", latency: latencyMs)
         defer { _ = fast.process.stop(); _ = slow.process.stop() }
         let daemon = try BenchDaemon.start(executable: thumbd, name: "prefetch",
-                                           cacheDirectory: (scratch as NSString).appendingPathComponent("cache"),
+                                           cacheDirectory: (scratch as NSString).appendingPathComponent("cache"), accessLog: true,
                                            extra: ["THUMBD_PREFETCH_MAX_URLS_PER_JOB": "100000"], logs: scratch)
         defer { _ = daemon.process.stop() }
         let base = "http://127.0.0.1:\(daemon.port)"

@@ -16,9 +16,11 @@ struct BenchServeCommand: ParsableCommand {
 
             The daemons are configured only through the environment (the caller's
             THUMBD_* variables are dropped): THUMBD_ALLOW_NETWORKS=127.0.0.0/8 so
-            they may fetch from the loopback origin, THUMBD_SERVER_ACCESS_LOG=false,
-            a fresh THUMBD_CACHE_DIR each. nginx gets a configuration written for
-            the run: worker_processes = cores, access_log off, sendfile, keep-alive
+            they may fetch from the loopback origin, the access log at its default
+            (on, to the daemon's log file; off with --access-log off), a fresh
+            THUMBD_CACHE_DIR each. nginx gets a configuration written for the run:
+            worker_processes = cores, access_log `combined` to a file (off with
+            --access-log off: both servers alike), sendfile, keep-alive
             (keepalive_requests 1000000), pid, logs and temp folders in the scratch
             folder.
 
@@ -27,7 +29,8 @@ struct BenchServeCommand: ParsableCommand {
             of the disk daemon twice (a miss, then a disk hit); the memory daemon's
             bytes are written as static files for nginx, and nginx's answers are
             checked byte for byte. wrk's script goes round the hot set, the same way
-            for every server.
+            for every server; with --one-url every request is for the first
+            thumbnail and wrk runs no script per request (its cheapest load).
 
             HITS: wrk -t<threads> -c<connections> for --duration seconds (after
             --warmup seconds not counted) against nginx, the daemon with its memory
@@ -89,6 +92,14 @@ struct BenchServeCommand: ParsableCommand {
 
     @Option(name: .customLong("rss-interval"), help: "Seconds between RSS samples (default: 1/60 of the run, 1 to 5 s).")
     var rssInterval: Double?
+
+    enum AccessLog: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+    @Option(name: .customLong("access-log"), help: "Both servers' access logs: on (the defaults operators run) or off.")
+    var accessLog: AccessLog = .on
+
+    @Flag(name: .customLong("one-url"), help: "Hit runs ask for one thumbnail only, with no wrk script per request.")
+    var oneURL = false
 
     @Option(name: .customLong("rss-memory-mib"), help: "The RSS daemon's memory-tier limit (THUMBD_CACHE_MEMORY_MAX_MIB).")
     var rssMemoryMiB: Int = 8

@@ -10,7 +10,9 @@ struct BenchServeResults: Encodable {
     var wrkVersion: String?
     var corpus: String
     var size: Int
-    var accessLog = "off for both: nginx access_log off, THUMBD_SERVER_ACCESS_LOG=false"
+    var accessLog: String
+    /// What wrk asks for: one thumbnail, or the hot set in turn.
+    var urls: String
     var thumbnails: HotSet?
     var hits: Hits?
     var storm: Storm?
@@ -131,7 +133,7 @@ struct BenchServeResults: Encodable {
             let both = t.sameBytesFromBothDaemons.map { "; memory and disk daemons' bytes " + ($0 ? "identical" : "DIFFER") } ?? ""
             out.append("  \(nginx)\(both)")
         }
-        out.append("access log: \(accessLog)")
+        out.append("access log: \(accessLog); requests: \(urls)")
         if let h = hits { out += ["", renderHits(h)] }
         if let s = storm { out += ["", renderStorm(s)] }
         if let r = rss { out += ["", renderRSS(r)] }

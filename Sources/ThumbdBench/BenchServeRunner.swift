@@ -65,7 +65,11 @@ struct BenchServeRunner: BenchHitRunning {
     mutating func run() throws -> BenchServeResults {
         var results = BenchServeResults(cores: cores, build: Self.buildKind, thumbd: executable,
                                         nginxVersion: nginx.flatMap(BenchNginx.version), wrkVersion: BenchWrk.version(executable: wrk),
-                                        corpus: options.hits.corpus, size: options.hits.size)
+                                        corpus: options.hits.corpus, size: options.hits.size,
+                                        accessLog: options.accessLog == .on
+                                            ? "on for both: nginx `combined` to a file, thumbd at its default (server.access_log, to its log)"
+                                            : "off for both: nginx access_log off, THUMBD_SERVER_ACCESS_LOG=false",
+                                        urls: options.oneURL ? "one thumbnail, no wrk script per request" : "the hot set in turn (a wrk Lua call per request)")
         if nginx == nil {
             results.notes.append("nginx is not installed (\(BenchNginx.installHint)): no ratios against it")
             say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
@@ -85,9 +89,9 @@ struct BenchServeRunner: BenchHitRunning {
         if needsHotDaemons {
             say("starting the memory daemon and the disk daemon (THUMBD_CACHE_MEMORY_MAX_MIB=0, THUMBD_CACHE_MEMORY_MAX_ENTRIES=0)")
             let memory = track(try BenchDaemon.start(executable: executable, name: "memory", cacheDirectory: path("cache-memory"),
-                                                     extra: [:], logs: logs))
+                                                     accessLog: options.accessLog == .on, extra: [:], logs: logs))
             let disk = options.noHits ? nil : track(try BenchDaemon.start(
-                executable: executable, name: "disk", cacheDirectory: path("cache-disk"),
+                executable: executable, name: "disk", cacheDirectory: path("cache-disk"), accessLog: options.accessLog == .on,
                 extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": "0", "THUMBD_CACHE_MEMORY_MAX_ENTRIES": "0"], logs: logs))
 
             var hotSet = try warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
@@ -109,7 +113,8 @@ struct BenchServeRunner: BenchHitRunning {
                 let www = path("www")
                 try BenchStaticPeer.publish(&photos, www: www)
                 say("nginx: \(cores) workers serving the \(photos.count) thumbnails as static files")
-                let server = track(try BenchNginx.start(executable: nginx, root: www, directory: path("nginx"), workers: cores))
+                let server = track(try BenchNginx.start(executable: nginx, root: www, directory: path("nginx"), workers: cores,
+                                                        accessLog: options.accessLog == .on))
                 let identical = try BenchStaticPeer.servesExactly(server, photos, label: "nginx", notes: &results.notes)
                 hotSet.nginxBytesIdentical = identical
                 nginxServer = server
@@ -204,9 +209,13 @@ struct BenchServeRunner: BenchHitRunning {
     private func hits(nginx: BenchServer?, memory: BenchServer, disk: BenchServer?, photos: [Photo],
                       notes: inout [String]) throws -> BenchServeResults.Hits {
         var targets: [(Target, BenchServer, String)] = []
-        if let nginx { targets.append((.nginx, nginx, BenchWrk.rotatingScript(paths: photos.map(\.staticPath)))) }
-        targets.append((.memory, memory, BenchWrk.rotatingScript(paths: photos.map(\.hotPath))))
-        if let disk { targets.append((.disk, disk, BenchWrk.rotatingScript(paths: photos.map(\.hotPath)))) }
+        // One hot thumbnail (wrk's cheapest load) or the 32-URL rotation (a Lua call per request).
+        func script(_ paths: [String]) -> String {
+            options.oneURL ? BenchWrk.fixedScript(path: paths[0]) : BenchWrk.rotatingScript(paths: paths)
+        }
+        if let nginx { targets.append((.nginx, nginx, script(photos.map(\.staticPath)))) }
+        targets.append((.memory, memory, script(photos.map(\.hotPath))))
+        if let disk { targets.append((.disk, disk, script(photos.map(\.hotPath)))) }
 
         struct Run {
             var result: BenchWrk.Result

@@ -46,24 +46,26 @@ enum BenchOrigin {
 
 /// `thumbd serve` as a child, configured only through THUMBD_* variables.
 enum BenchDaemon {
-    /// The settings every daemon of the benchmark gets: loopback origin allowed, access log off.
-    static func environment(port: Int, cacheDirectory: String, extra: [String: String]) -> [String: String] {
+    /// The settings every daemon of the benchmark gets: loopback origin allowed; the access log at
+    /// its default (on, to the daemon's log file) unless `accessLog` is false.
+    static func environment(port: Int, cacheDirectory: String, accessLog: Bool, extra: [String: String]) -> [String: String] {
         // The caller's own THUMBD_* settings (a config file, limits) must not change what is measured.
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("THUMBD_") }
         environment["THUMBD_LISTEN"] = "127.0.0.1:\(port)"
         environment["THUMBD_CACHE_DIR"] = cacheDirectory
         environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.0/8"
-        environment["THUMBD_SERVER_ACCESS_LOG"] = "false"
+        if !accessLog { environment["THUMBD_SERVER_ACCESS_LOG"] = "false" }
         environment.merge(extra) { $1 }
         return environment
     }
 
-    static func start(executable: String, name: String, cacheDirectory: String, extra: [String: String], logs: String) throws -> BenchServer {
+    static func start(executable: String, name: String, cacheDirectory: String, accessLog: Bool, extra: [String: String],
+                      logs: String) throws -> BenchServer {
         let port = try BenchProc.freePort()
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         let process = try BenchServeProcess(
             name: "thumbd serve (\(name))", program: executable, arguments: ["serve"],
-            environment: environment(port: port, cacheDirectory: cacheDirectory, extra: extra),
+            environment: environment(port: port, cacheDirectory: cacheDirectory, accessLog: accessLog, extra: extra),
             stdoutPath: (logs as NSString).appendingPathComponent("thumbd-\(name).log"))
         let server = BenchServer(process: process, port: port)
         try server.waitUntilReady(path: "/healthz")
@@ -81,11 +83,13 @@ enum BenchNginx {
         return text.components(separatedBy: "nginx/").last.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The whole configuration: one worker per core, no access log, sendfile, keep-alive, and every
-    /// path nginx writes (pid, error log, temp folders) inside `directory`, so it runs unprivileged.
-    static func configuration(directory: String, root: String, port: Int, workers: Int) -> String {
-        FleetNginxConfig.mainConfiguration(directory: directory, workers: workers, http: """
-            access_log off;
+    /// The whole configuration: one worker per core, sendfile, keep-alive, the access log (nginx's
+    /// `combined` to a file in `directory`) or none, and every path nginx writes (pid, error log,
+    /// temp folders) inside `directory`, so it runs unprivileged.
+    static func configuration(directory: String, root: String, port: Int, workers: Int, accessLog: Bool = false) -> String {
+        let log = accessLog ? "access_log \((directory as NSString).appendingPathComponent("access.log")) combined;" : "access_log off;"
+        return FleetNginxConfig.mainConfiguration(directory: directory, workers: workers, http: """
+            \(log)
               types { image/jpeg jpg; image/png png; image/webp webp; }
               default_type application/octet-stream;
               server {
@@ -96,12 +100,13 @@ enum BenchNginx {
             """)
     }
 
-    static func start(executable: String, root: String, directory: String, workers: Int) throws -> BenchServer {
+    static func start(executable: String, root: String, directory: String, workers: Int, accessLog: Bool) throws -> BenchServer {
         let port = try BenchProc.freePort()
         try FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("temp"),
                                                 withIntermediateDirectories: true)
         let file = (directory as NSString).appendingPathComponent("nginx.conf")
-        try configuration(directory: directory, root: root, port: port, workers: workers).write(toFile: file, atomically: true, encoding: .utf8)
+        try configuration(directory: directory, root: root, port: port, workers: workers, accessLog: accessLog)
+            .write(toFile: file, atomically: true, encoding: .utf8)
         // -e: the error log from the first moment (before the configuration is read), not /var/log/nginx.
         let process = try BenchServeProcess(
             name: "nginx", program: executable,

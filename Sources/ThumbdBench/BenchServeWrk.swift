@@ -81,6 +81,17 @@ enum BenchWrk {
         """
     }
 
+    /// Every request for one path, as wrk sends it without a script: no Lua runs per request, so
+    /// wrk spends the least of the two cores it shares with the server (the script is only there
+    /// to print the figures at the end).
+    static func fixedScript(path: String) -> String {
+        """
+        wrk.path = \(luaString(path))
+        \(done)
+
+        """
+    }
+
     /// Sizes the miss storm asks for: never the hot set's size, each (photo, size, quality) once.
     static let stormSizes = 201...600
 

@@ -69,7 +69,7 @@ struct BenchUICommand: AsyncParsableCommand {
         }
 
         let daemon = try BenchDaemon.start(executable: try ThumbdExecutable.required(), name: "ui", cacheDirectory: cacheDirectory,
-                                           extra: ["THUMBD_ADMIN_TOKEN": "bench"], logs: scratch)
+                                           accessLog: true, extra: ["THUMBD_ADMIN_TOKEN": "bench"], logs: scratch)
         defer { _ = daemon.process.stop() }
         let port = daemon.port
 
