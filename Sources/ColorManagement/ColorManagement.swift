@@ -52,6 +52,9 @@ public enum ColorManagement {
             conversion = ColorConversion(outcome: .sRGB, transform: nil)
         case .unusableProfile(let reason):
             conversion = ColorConversion(outcome: .ignored(reason: reason), transform: nil)
+        case .iccProfile(let bytes) where bytes.count > maxProfileBytes:
+            // Refused before the cache: it keeps no trace of a profile this large.
+            conversion = ColorConversion(outcome: .ignored(reason: ICCProfile.tooLarge(bytes.count)), transform: nil)
         case .iccProfile(let bytes):
             conversion = lookUp(.icc(bytes), image.pixels, cmykInverted: cmyk)
         case .pngGamma(let gamma, let chromaticities):
@@ -70,19 +73,23 @@ public enum ColorManagement {
         return conversion
     }
 
-    /// Whether converting an RGB image described by `color` would change it: a profile Little CMS
-    /// accepts that is not sRGB, or PNG gamma other than sRGB's. (For deciding whether a file can be
+    /// Whether decoding an image described by `color` would change its colours: a profile Little CMS
+    /// accepts (RGB other than sRGB, grey or CMYK), or PNG gamma other than sRGB's. (For deciding whether a file can be
     /// handed on without its metadata, before any pixel is decoded.)
     public static func changesColors(_ color: EmbeddedColor) -> Bool {
         let source: TransformCache.Source
         switch color {
         case .unspecified, .sRGB, .unusableProfile: return false
+        case .iccProfile(let bytes) where bytes.count > maxProfileBytes: return false
         case .iccProfile(let bytes): source = .icc(bytes)
         case .pngGamma(let gamma, let chromaticities):
             if isSRGBLike(gamma: gamma, chromaticities) { return false }
             source = .pngGamma(fileGamma: gamma, chromaticities: chromaticities.map(points))
         }
-        if case .transform = transforms.entry(.init(source: source, input: .rgba), build: { build(source, input: .rgba) }) { return true }
+        // Whichever kind of samples the profile is for: a CMYK or grey profile converts too.
+        for input in [ColorTransform.Input.rgba, .cmyk(inverted: false), .grayInRGBA] {
+            if case .transform = transforms.entry(.init(source: source, input: input), build: { build(source, input: input) }) { return true }
+        }
         return false
     }
 

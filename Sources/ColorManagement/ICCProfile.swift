@@ -22,9 +22,7 @@ final class ICCProfile {
 
     /// Opens `bytes` as a profile thumbd can convert from, or says why not.
     static func open(_ bytes: [UInt8]) -> Result<ICCProfile, ColorProblem> {
-        guard bytes.count <= ColorManagement.maxProfileBytes else {
-            return .failure(.init("its ICC profile is \(bytes.count) bytes, over the limit of \(ColorManagement.maxProfileBytes)"))
-        }
+        guard bytes.count <= ColorManagement.maxProfileBytes else { return .failure(.init(tooLarge(bytes.count))) }
         // lcms2 checks the header and tag table as it opens; a damaged tag fails later, when read.
         guard let handle = bytes.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }) else {
             return .failure(.init("its ICC profile is damaged (Little CMS could not read it)"))
@@ -49,6 +47,10 @@ final class ICCProfile {
         let handle = curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfile(&white, &primaries, $0.baseAddress) }
         guard let handle else { return .failure(.init("its PNG gAMA and cHRM do not make a usable colour space")) }
         return wrap(handle, what: "its PNG gAMA/cHRM", name: "PNG gamma \(String(format: "%.5g", fileGamma))")
+    }
+
+    static func tooLarge(_ count: Int) -> String {
+        "its ICC profile is \(count) bytes, over the limit of \(ColorManagement.maxProfileBytes)"
     }
 
     /// Little CMS's own sRGB: the target of every conversion.

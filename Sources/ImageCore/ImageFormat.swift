@@ -54,13 +54,18 @@ public enum SniffedFormat: Equatable, Sendable {
     /// The major and compatible brands of an ISO-BMFF `ftyp` box at the start of `data` (at most
     /// 64 of them): AVIF is told from HEIC by a brand, which may sit past the first 16 bytes.
     static func isoBrands<Bytes: Collection>(_ data: Bytes) -> [String] where Bytes.Element == UInt8 {
-        let head = Array(data.prefix(8 + 4 * 66))
+        let head = Array(data.prefix(16 + 4 * 66))
         guard head.count >= 16 else { return [] }
         let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-        let end = min(head.count, max(16, size))
+        // Size 1: a 64-bit size follows the type; size 0: the box runs to the end of the file.
+        let header = size == 1 ? 16 : 8
+        guard head.count >= header + 8 else { return [] }
+        var boxSize = size
+        if size == 1 { boxSize = head[8..<16].reduce(0) { $0 << 8 | Int($1) } }
+        let end = size == 0 ? head.count : min(head.count, max(header + 8, boxSize))
         func brand(_ at: Int) -> String { String(decoding: head[at..<at + 4], as: UTF8.self) }
-        var brands = [brand(8)]
-        var at = 16
+        var brands = [brand(header)]
+        var at = header + 8
         while at + 4 <= end {
             brands.append(brand(at))
             at += 4

@@ -42,6 +42,9 @@ struct HTTPSemanticsTests {
         #expect(decoded.info.format == .avif && decoded.pixels.width == 80 && decoded.pixels.height == 80)
         let refusesAVIF = try await daemon.get(path, headers: [("Accept", "image/avif;q=0,image/webp,*/*;q=0.8")])
         #expect(refusesAVIF.header("content-type") == "image/webp")
+        // Spelled as RFC 9110 allows (and as the fleet's nginx map reads it): still refused.
+        let spaced = try await daemon.get(path, headers: [("Accept", "image/avif; Q = 0.000, image/webp;q=0")])
+        #expect(spaced.header("content-type") == "image/jpeg")
         let webp = try await daemon.get(path, headers: [("Accept", "image/webp,*/*;q=0.8")])
         #expect(webp.status == 200)
         #expect(webp.header("content-type") == "image/webp")

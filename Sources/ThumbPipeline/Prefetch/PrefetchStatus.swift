@@ -26,8 +26,9 @@ public struct PrefetchStatus: Sendable, Codable, Equatable {
     public var cancelled: Int
     public var failures: [Failure]
     /// The placeholder of each photo made or found cached, in the order they were: a page's grid
-    /// can be laid out and painted from these before any thumbnail loads.
-    public var placeholders: [Placeholder] = []
+    /// can be laid out and painted from these before any thumbnail loads. Nil only in a report
+    /// from a daemon older than placeholders.
+    public var placeholders: [Placeholder]? = []
     /// Bytes of the thumbnails made now.
     public var bytes: Int
     public var pagesFetched: Int

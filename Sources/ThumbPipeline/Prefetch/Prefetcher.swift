@@ -168,7 +168,10 @@ public final class Prefetcher: Sendable {
                 case .alreadyCached:
                     status.alreadyCached += 1
                 }
-                if let placeholder = outcome.placeholder { status.placeholders.append(placeholder) }
+                if let placeholder = outcome.placeholder {
+                    if status.placeholders == nil { status.placeholders = [] }
+                    status.placeholders?.append(placeholder)
+                }
             }
             return
         } catch is CancellationError {

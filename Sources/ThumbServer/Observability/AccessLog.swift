@@ -73,9 +73,12 @@ final class AccessLog: Sendable {
         let now = time(nil)
         let route = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path.utf8[..<$0] } ?? path.utf8[...]
         let hundredths = Int((elapsed / .microseconds(10)).rounded())
+        var droppedHere = false
         let signal = state.withLock { s -> Bool in
-            guard s.pending.count < Self.maxPendingBytes else {
+            // Past the limit, or after close: counted here, since the writer may be the one stuck.
+            guard s.pending.count < Self.maxPendingBytes, !s.stopping else {
                 s.dropped += 1
+                droppedHere = true
                 return false
             }
             if Int(now) != s.second {
@@ -91,6 +94,7 @@ final class AccessLog: Sendable {
             }
             return before < Self.flushBytes && s.pending.count >= Self.flushBytes
         }
+        if droppedHere { dropped.increment() }
         if signal { wake.signal() }
     }
 
@@ -100,15 +104,19 @@ final class AccessLog: Sendable {
         wake.signal()
     }
 
-    /// Writes what is waiting and stops the writer.
-    func close() {
+    /// Writes what is waiting and stops the writer, waiting for it at most `timeout`: a writer stuck
+    /// on a stalled pipe must not hold the daemon's shutdown (what it had not written is lost).
+    func close(timeout: DispatchTimeInterval = .seconds(2)) {
         let first = state.withLock { s -> Bool in
             defer { s.stopping = true }
             return !s.stopping
         }
         guard first else { return }
         wake.signal()
-        finished.wait()
+        guard finished.wait(timeout: .now() + timeout) == .success else {
+            warn("the access log's writer did not finish within the shutdown's wait; its last lines are lost")
+            return
+        }
         output.withLock { o in
             if o.descriptor != STDERR_FILENO { Glibc.close(o.descriptor) }
         }
@@ -125,16 +133,16 @@ final class AccessLog: Sendable {
         var reported = 0
         while true {
             _ = wake.wait(timeout: .now() + Self.flushInterval)
-            var batch: [UInt8] = []
+            var batch = spare
+            spare = []
             let (reopen, stopping, droppedNow) = state.withLock { s -> (Bool, Bool, Int) in
-                batch = s.pending
-                s.pending = spare
+                // Swapped, not copied: the buffer the requests append to stays uniquely owned.
+                swap(&batch, &s.pending)
                 let reopen = s.reopen
                 s.reopen = false
                 return (reopen, s.stopping, s.dropped)
             }
             if droppedNow > reported {
-                dropped.increment(by: Int64(droppedNow - reported))
                 warnOncePerMinute("the access log's writer fell behind: \(droppedNow - reported) lines dropped")
                 reported = droppedNow
             }
@@ -156,21 +164,31 @@ final class AccessLog: Sendable {
         }
     }
 
+    /// Writes whole lines, at most PIPE_BUF bytes a call: on a pipe or journald's socket, shared with
+    /// the daemon's other log lines on stderr, each write is then atomic and no line is split.
     private func write(_ bytes: [UInt8]) {
         let descriptor = output.withLock { $0.descriptor }
+        let chunkLimit = Int(PIPE_BUF)
         bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    let reason = String(cString: strerror(errno))
-                    warnOncePerMinute("the access log could not be written (\(path ?? "stderr")): \(reason); lines lost")
-                    return
+            guard let base = raw.baseAddress else { return }
+            var start = 0
+            while start < raw.count {
+                var end = min(raw.count, start + chunkLimit)
+                if end < raw.count, let lastNewline = bytes[start..<end].lastIndex(of: UInt8(ascii: "\n")) { end = lastNewline + 1 }
+                var offset = start
+                while offset < end {
+                    let written = Glibc.write(descriptor, base + offset, end - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        let reason = String(cString: strerror(errno))
+                        warnOncePerMinute("the access log could not be written (\(path ?? "stderr")): \(reason); lines lost")
+                        return
+                    }
                 }
+                start = end
             }
         }
     }

@@ -12,7 +12,12 @@ struct PlaceholderRoute: Sendable {
 
     func handle(_ request: Request) async throws -> Response {
         let parsed = try thumbnails.queries.parse(request.uri.query)
-        let key = parsed.plainKey
+        // The variant this client's thumbnail is (AVIF, WebP or JPEG for format=auto), so asking for
+        // both makes one thumbnail.
+        let key = parsed.key(accept: request.headers[.accept])
+        if let photo = thumbnails.pipeline.cache.freshMetadata(key)?.photo {
+            return try respond(Placeholder(url: key.url.value, photo: photo), closing: false)
+        }
         let placeholder: Placeholder
         do {
             placeholder = try await request.body.consumeWithCancellationOnInboundClose { _ in
@@ -25,13 +30,18 @@ struct PlaceholderRoute: Sendable {
             problem.closesConnection = true
             throw problem
         }
+        // Watching for the client to leave consumed the request stream: the connection closes after.
+        return try respond(placeholder, closing: true)
+    }
+
+    private func respond(_ placeholder: Placeholder, closing: Bool) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        // As stable as the thumbnail it comes with.
+        // As stable as the thumbnail it comes with; the same for every format of it, so no Vary.
         headers[.cacheControl] = "public, max-age=\(thumbnails.settings.cacheMaxAgeSeconds)"
-        headers[.connection] = "close"
+        if closing { headers[.connection] = "close" }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(placeholder))))
     }
 }

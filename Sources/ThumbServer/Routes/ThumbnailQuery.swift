@@ -77,12 +77,16 @@ struct ThumbnailQuery: Sendable {
         return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
     }
 
-    /// Whether `accept` lists `type` without refusing it (`q=0`).
+    /// Whether `accept` lists `type` without refusing it: a quality of 0 (`q=0`, `Q = 0.000`), as
+    /// RFC 9110 writes it and as the fleet's nginx map reads it, so both put an answer in one class.
     static func accepts(_ type: String, _ accept: String) -> Bool {
         for item in accept.split(separator: ",") {
             let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.first?.lowercased() == type else { continue }
-            let refused = fields.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "").hasPrefix("q=0") && Double($0.dropFirst(2)) == 0 }
+            let refused = fields.dropFirst().contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                return pair.count == 2 && pair[0].lowercased() == "q" && Double(pair[1]) == 0
+            }
             return !refused
         }
         return false
