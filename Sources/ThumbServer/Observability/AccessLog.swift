@@ -18,8 +18,9 @@ public enum AccessLogFormat: String, Sendable, CaseIterable {
     case json
 }
 
-/// The access log: one line per request, appended on the request's own thread to a shared buffer
-/// and written by a thread of its own in batches (every 250 ms, or at once past 64 KiB), so that
+/// The access log: one line per request, appended on the request's own thread to that thread's
+/// buffer (one of eight stripes, so event loops never wait on one another) and written by a thread
+/// of its own in batches (every 250 ms, or at once past 64 KiB), so that
 /// no event loop ever waits for a write. When the writer falls behind (a full disk, a stalled
 /// pipe) and 4 MiB are waiting, new lines are dropped and counted, never a request held up.
 final class AccessLog: Sendable {
@@ -29,14 +30,28 @@ final class AccessLog: Sendable {
     static let maxPendingBytes = 4 << 20
     static let flushInterval = DispatchTimeInterval.milliseconds(250)
 
-    private struct State: ~Copyable {
+    /// Lines waiting, per stripe: each event loop thread appends to its own (by a hash of the
+    /// thread), so the loops never wait on one another's lines.
+    private struct Stripe: ~Copyable {
         var pending: [UInt8] = []
         var second = -1
         var stamp: [UInt8] = []
         var dropped = 0
+    }
+
+    /// A stripe behind its own lock (a `Mutex` cannot be an array's element).
+    private final class StripeLock: Sendable {
+        let mutex: Mutex<Stripe>
+        init(_ stripe: consuming Stripe) { mutex = Mutex(stripe) }
+        func withLock<R>(_ body: (inout Stripe) -> R) -> R { mutex.withLock { body(&$0) } }
+    }
+
+    private struct Control: ~Copyable {
         var reopen = false
         var stopping = false
     }
+
+    static let stripeCount = 8
 
     private struct Output: ~Copyable {
         var descriptor: Int32
@@ -47,7 +62,9 @@ final class AccessLog: Sendable {
     let format: Format
     /// nil: standard error.
     let path: String?
-    private let state = Mutex(State())
+    private let stripes: [StripeLock]
+    private let control = Mutex(Control())
+    private let stopping = Atomic<Bool>(false)
     private let output: Mutex<Output>
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -62,7 +79,11 @@ final class AccessLog: Sendable {
         self.warn = warn
         dropped = Counter(label: "thumbd_access_log_dropped_total", factory: metrics)
         output = Mutex(Output(descriptor: try path.map(Self.open) ?? STDERR_FILENO))
-        state.withLock { $0.pending.reserveCapacity(Self.flushBytes * 2) }
+        stripes = (0..<Self.stripeCount).map { _ in
+            var stripe = Stripe()
+            stripe.pending.reserveCapacity(Self.flushBytes * 2)
+            return StripeLock(stripe)
+        }
         let thread = Thread { [self] in writeLoop() }
         thread.name = "thumbd-access-log"
         thread.start()
@@ -74,9 +95,10 @@ final class AccessLog: Sendable {
         let route = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path.utf8[..<$0] } ?? path.utf8[...]
         let hundredths = Int((elapsed / .microseconds(10)).rounded())
         var droppedHere = false
-        let signal = state.withLock { s -> Bool in
+        let closed = stopping.load(ordering: .relaxed)
+        let signal = stripes[Self.stripeOfThisThread].withLock { s -> Bool in
             // Past the limit, or after close: counted here, since the writer may be the one stuck.
-            guard s.pending.count < Self.maxPendingBytes, !s.stopping else {
+            guard s.pending.count < Self.maxPendingBytes / Self.stripeCount, !closed else {
                 s.dropped += 1
                 droppedHere = true
                 return false
@@ -98,20 +120,28 @@ final class AccessLog: Sendable {
         if signal { wake.signal() }
     }
 
+    /// The calling thread's stripe: a multiplicative hash of its pthread handle (handles of
+    /// threads are far apart in memory, so their low bits alone would collide).
+    private static var stripeOfThisThread: Int {
+        let handle = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+        return Int((handle &* 0x9E37_79B9_7F4A_7C15) >> 61) % stripeCount
+    }
+
     /// Opens the file again (after logrotate moved it): on SIGHUP.
     func reopen() {
-        state.withLock { $0.reopen = true }
+        control.withLock { $0.reopen = true }
         wake.signal()
     }
 
     /// Writes what is waiting and stops the writer, waiting for it at most `timeout`: a writer stuck
     /// on a stalled pipe must not hold the daemon's shutdown (what it had not written is lost).
     func close(timeout: DispatchTimeInterval = .seconds(2)) {
-        let first = state.withLock { s -> Bool in
-            defer { s.stopping = true }
-            return !s.stopping
+        let first = control.withLock { c -> Bool in
+            defer { c.stopping = true }
+            return !c.stopping
         }
         guard first else { return }
+        stopping.store(true, ordering: .relaxed)
         wake.signal()
         guard finished.wait(timeout: .now() + timeout) == .success else {
             warn("the access log's writer did not finish within the shutdown's wait; its last lines are lost")
@@ -123,41 +153,47 @@ final class AccessLog: Sendable {
     }
 
     /// Lines dropped since the start because the writer was behind.
-    var droppedLines: Int { state.withLock { $0.dropped } }
+    var droppedLines: Int { stripes.reduce(0) { total, stripe in total + stripe.withLock { $0.dropped } } }
 
     // MARK: The writer
 
     private func writeLoop() {
-        var spare: [UInt8] = []
-        spare.reserveCapacity(Self.flushBytes * 2)
+        var spares = [[UInt8]](repeating: [], count: Self.stripeCount)
+        for index in spares.indices { spares[index].reserveCapacity(Self.flushBytes * 2) }
         var reported = 0
         while true {
             _ = wake.wait(timeout: .now() + Self.flushInterval)
-            var batch = spare
-            spare = []
-            let (reopen, stopping, droppedNow) = state.withLock { s -> (Bool, Bool, Int) in
-                // Swapped, not copied: the buffer the requests append to stays uniquely owned.
-                swap(&batch, &s.pending)
-                let reopen = s.reopen
-                s.reopen = false
-                return (reopen, s.stopping, s.dropped)
+            let (reopen, stopping) = control.withLock { c -> (Bool, Bool) in
+                defer { c.reopen = false }
+                return (c.reopen, c.stopping)
+            }
+            if reopen, let path { reopenFile(path) }
+            var droppedNow = 0
+            for index in stripes.indices {
+                var batch = spares[index]
+                spares[index] = []
+                stripes[index].withLock { s in
+                    // Swapped, not copied: the buffer the requests append to stays uniquely owned.
+                    swap(&batch, &s.pending)
+                    droppedNow += s.dropped
+                }
+                if !batch.isEmpty { write(batch) }
+                batch.removeAll(keepingCapacity: true)
+                spares[index] = batch
             }
             if droppedNow > reported {
                 warnOncePerMinute("the access log's writer fell behind: \(droppedNow - reported) lines dropped")
                 reported = droppedNow
             }
-            if reopen, let path { reopenFile(path) }
-            if !batch.isEmpty { write(batch) }
-            batch.removeAll(keepingCapacity: true)
-            spare = batch
             if stopping {
-                // Lines recorded while the last batch was written.
-                let rest = state.withLock { s -> [UInt8] in
-                    let rest = s.pending
-                    s.pending = []
-                    return rest
+                // Lines recorded while the last batches were written.
+                for stripe in stripes {
+                    let rest = stripe.withLock { s -> [UInt8] in
+                        defer { s.pending = [] }
+                        return s.pending
+                    }
+                    if !rest.isEmpty { write(rest) }
                 }
-                if !rest.isEmpty { write(rest) }
                 finished.signal()
                 return
             }
