@@ -9,7 +9,8 @@ import ThumbCache
 /// while its checksum matches what the cache holds. Bounded by bytes; emptied when full.
 final class PreparedHits: Sendable {
     struct Entry: Sendable {
-        let checksum: String
+        /// Compared as the digest's four words: no hex text is made per hit.
+        let checksum: Hash256
         /// The tier named in the head's X-Cache.
         let tier: CacheHit.Tier
         let second: Int
@@ -29,8 +30,9 @@ final class PreparedHits: Sendable {
         self.maxBytes = maxBytes
     }
 
-    func lookup(_ key: CacheKey, tier: CacheHit.Tier, checksum: String, second: Int) -> Entry? {
-        table.withLock { table in
+    func lookup(_ key: CacheKey, tier: CacheHit.Tier, checksum: Hash256?, second: Int) -> Entry? {
+        guard let checksum else { return nil }
+        return table.withLock { table in
             guard let entry = table.entries[key], entry.second == second, entry.tier == tier, entry.checksum == checksum else { return nil }
             return entry
         }

@@ -88,7 +88,7 @@ struct ThumbnailRoute: Sendable {
         metrics.served(hit.tier == .memory ? .memory : .disk)
         // Reused only for the common case: HTTP/1.1 keep-alive, no conditional header.
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
-        if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.checksum, second: second) {
+        if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.metadata?.checksum, second: second) {
             // A disk hit sends the bytes it has just read; a memory hit, the buffer made for them.
             return FastHit(head: prepared.head, body: hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes),
                            tier: hit.tier.rawValue)
@@ -97,7 +97,9 @@ struct ThumbnailRoute: Sendable {
                                              variesByAccept: parsed.variesByAccept, date: date, version: version, keepAlive: keepAlive)
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: hit.tier.rawValue) }
         let body = ByteBuffer(bytes: hit.bytes)
-        if reusable { prepared.store(key, .init(checksum: hit.checksum, tier: hit.tier, second: second, head: responseHead, body: body)) }
+        if reusable, let checksum = hit.metadata?.checksum {
+            prepared.store(key, .init(checksum: checksum, tier: hit.tier, second: second, head: responseHead, body: body))
+        }
         return FastHit(head: responseHead, body: body, tier: hit.tier.rawValue)
     }
 
@@ -110,7 +112,7 @@ struct ThumbnailRoute: Sendable {
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         let status: HTTPResponse.Status
         let responseHead: HTTPResponseHead
-        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.entry.checksum, second: date.second) {
+        if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.entry.metadata.checksum, second: date.second) {
             (status, responseHead) = (.ok, prepared.head)
         } else {
             let result = PipelineResult(bytes: [], contentType: file.entry.contentType ?? "application/octet-stream",
@@ -118,7 +120,8 @@ struct ThumbnailRoute: Sendable {
             (status, responseHead) = nioHead(result, length: file.entry.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
                                              date: date.text, version: version, keepAlive: keepAlive)
             if reusable, status == .ok {
-                prepared.store(key, .init(checksum: file.entry.checksum, tier: .disk, second: date.second, head: responseHead, body: ByteBuffer()))
+                prepared.store(key, .init(checksum: file.entry.metadata.checksum, tier: .disk, second: date.second, head: responseHead,
+                                          body: ByteBuffer()))
             }
         }
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
