@@ -17,6 +17,19 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
+# $(call apt-install,PACKAGES,WHY,ON_FAILURE): installs with apt-get only what dpkg says is missing,
+# so a ready machine pays nothing. ON_FAILURE runs if that fails: `exit 1`, or a warning to go on.
+define apt-install
+@missing=""; for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "Installing$$missing $(2)"; \
+  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } || { $(3); }; \
+fi
+endef
+
 .PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
 
 run: deps release
@@ -47,16 +60,8 @@ test: deps browser-deps fleet-deps reference-deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
 
-# Installs only what dpkg says is missing, so a ready machine pays nothing.
 deps:
-	@missing=""; for p in $(BUILD_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing system packages:$$missing"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call apt-install,$(BUILD_PACKAGES),(the system libraries thumbd builds on),exit 1)
 
 # The cache inspector's browser test renders /ui in Debian's headless Chromium. Installed when
 # missing; when it cannot be, the test suite still runs and that one test says it was skipped.
@@ -73,15 +78,7 @@ browser-deps:
 # openapi-spec-validator. Installed when missing; when one cannot be, its test says SKIPPED.
 FLEET_PACKAGES := nginx systemd
 fleet-deps:
-	@missing=""; for p in $(FLEET_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing$$missing for the fleet and service tests"; \
-	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } || \
-	  echo "WARNING:$$missing could not be installed: the fleet (nginx) or unit (systemd-analyze) tests will be SKIPPED"; \
-	fi
+	$(call apt-install,$(FLEET_PACKAGES),for the fleet and service tests,echo "WARNING:$$missing could not be installed: the fleet (nginx) or unit (systemd-analyze) tests will be SKIPPED")
 	@python3 -c 'import yaml, openapi_spec_validator' 2>/dev/null || python3 -m pip install -q pyyaml openapi-spec-validator || \
 	  echo "WARNING: PyYAML or openapi-spec-validator could not be installed: the OpenAPI document checks will be SKIPPED"
 
@@ -92,28 +89,14 @@ fleet-deps:
 # not need for hashing: --no-deps keeps the Pillow the other references use.
 REFERENCE_PACKAGES := libgs-common
 reference-deps:
-	@missing=""; for p in $(REFERENCE_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing$$missing for the colour management tests"; \
-	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } || \
-	  echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests will FAIL"; \
-	fi
+	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests will FAIL")
 	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
 	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
 	  echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check will FAIL"
 
 bench-deps: deps
-	@missing=""; for p in $(BENCH_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call apt-install,$(BENCH_PACKAGES),for the benchmarks,exit 1)
 	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
 
 # The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.

@@ -14,7 +14,7 @@ public enum AVIFCodec {
     /// True when the first bytes are an ISO-BMFF `ftyp` box whose major or compatible brands include
     /// `avif` or `avis`. A HEIC (`heic`, `mif1` without `avif`) is not AVIF.
     public static func sniff(_ data: [UInt8]) -> Bool {
-        data.withUnsafeBufferPointer { AVIFContainer.sniff($0) }
+        SniffedFormat.isAVIF(data)
     }
 
     /// Header facts: stored size (before irot/imir), alpha, orientation from irot/imir, whether it

@@ -69,35 +69,6 @@ struct AVIFContainer {
         }
     }
 
-    /// True when `data` starts with an ftyp box whose major or compatible brands include avif or
-    /// avis. Reads only the ftyp box (as much of it as `data` holds); never throws.
-    static func sniff(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard data.count >= 12, (0..<4).allSatisfy({ data[4 + $0] == ftyp[$0] }) else { return false }
-        var headerSize = 8
-        var end = data.count
-        switch be32(data, at: 0) {
-        case 0: break  // runs to the end of the file
-        case 1:
-            guard data.count >= 20 else { return false }
-            headerSize = 16
-            let large = be64(data, at: 8)
-            guard large >= 16 + 8 else { return false }
-            end = large < UInt64(data.count) ? Int(large) : data.count
-        case let size where size >= 16:
-            end = min(size, data.count)
-        default:
-            return false
-        }
-        guard end >= headerSize + 4 else { return false }
-        if avifBrands.contains(fourCC(data, at: headerSize)) { return true }
-        var at = headerSize + 8
-        while at + 4 <= end {
-            if avifBrands.contains(fourCC(data, at: at)) { return true }
-            at += 4
-        }
-        return false
-    }
-
     // MARK: Boxes
 
     struct BoxHeader {

@@ -44,32 +44,38 @@ public enum SniffedFormat: Equatable, Sendable {
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .unsupported("TIFF") }
         if starts(Array("BM".utf8)) { return .unsupported("BMP") }
         if starts(Array("ftyp".utf8), at: 4) {
-            return isoBrands(data).contains { $0 == "avif" || $0 == "avis" } ? .supported(.avif) : .unsupported("HEIF (ISO media)")
+            return isAVIF(data) ? .supported(.avif) : .unsupported("HEIF (ISO media)")
         }
         if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .unsupported("JPEG XL") }
         if starts([0x00, 0x00, 0x01, 0x00]) { return .unsupported("ICO") }
         return .unknown
     }
 
-    /// The major and compatible brands of an ISO-BMFF `ftyp` box at the start of `data` (at most
-    /// 64 of them): AVIF is told from HEIC by a brand, which may sit past the first 16 bytes.
-    static func isoBrands<Bytes: Collection>(_ data: Bytes) -> [String] where Bytes.Element == UInt8 {
+    /// Whether `data` starts with an ISO-BMFF `ftyp` box whose major or compatible brands include
+    /// `avif` or `avis` (AVIF is told from HEIC by a brand, which may sit past the first 16 bytes).
+    /// Reads only the ftyp box, as much of it as `data` holds; handles 64-bit and to-the-end sizes.
+    public static func isAVIF<Bytes: Collection>(_ data: Bytes) -> Bool where Bytes.Element == UInt8 {
         let head = Array(data.prefix(16 + 4 * 66))
-        guard head.count >= 16 else { return [] }
-        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-        // Size 1: a 64-bit size follows the type; size 0: the box runs to the end of the file.
-        let header = size == 1 ? 16 : 8
-        guard head.count >= header + 8 else { return [] }
-        var boxSize = size
-        if size == 1 { boxSize = head[8..<16].reduce(0) { $0 << 8 | Int($1) } }
-        let end = size == 0 ? head.count : min(head.count, max(header + 8, boxSize))
-        func brand(_ at: Int) -> String { String(decoding: head[at..<at + 4], as: UTF8.self) }
-        var brands = [brand(header)]
-        var at = header + 8
-        while at + 4 <= end {
-            brands.append(brand(at))
-            at += 4
+        guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return false }
+        func number(_ range: Range<Int>) -> UInt64 { head[range].reduce(0) { $0 << 8 | UInt64($1) } }
+        var headerSize = 8
+        var end = head.count
+        switch number(0..<4) {
+        case 0: break  // runs to the end of the file
+        case 1:
+            guard head.count >= 20 else { return false }
+            headerSize = 16
+            let large = number(8..<16)
+            guard large >= 16 + 8 else { return false }
+            end = large < UInt64(head.count) ? Int(large) : head.count
+        case let size where size >= 16:
+            end = min(Int(size), head.count)
+        default:
+            return false
         }
-        return brands
+        guard end >= headerSize + 4 else { return false }
+        func isAVIFBrand(_ at: Int) -> Bool { ["avif", "avis"].contains(String(decoding: head[at..<at + 4], as: UTF8.self)) }
+        if isAVIFBrand(headerSize) { return true }
+        return stride(from: headerSize + 8, through: end - 4, by: 4).contains(where: isAVIFBrand)
     }
 }

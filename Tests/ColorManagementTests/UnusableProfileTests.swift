@@ -76,3 +76,23 @@ struct UnusableProfileTests {
         #expect(decoded.pixels == (try ImageCodecs.decode(jpeg)).pixels)
     }
 }
+
+/// Whether a file can be handed on without its metadata hangs on this: any profile that would
+/// change the colours, whatever kind of samples it is for.
+@Suite("Which profiles change colours")
+struct ChangesColorsTests {
+    @Test func everyUsableProfileButSRGBChangesColours() throws {
+        func profile(_ name: String) throws -> EmbeddedColor {
+            .iccProfile(try TestPaths.bytes(URL(fileURLWithPath: TestProfiles.ghostscript + "/" + name)))
+        }
+        try #require(FileManager.default.fileExists(atPath: TestProfiles.cmyk), "Ghostscript's ICC profiles are missing: apt-get install libgs-common")
+        #expect(ColorManagement.changesColors(try profile("default_cmyk.icc")), "a CMYK print profile")
+        #expect(ColorManagement.changesColors(try profile("rommrgb.icc")), "ProPhoto RGB")
+        #expect(ColorManagement.changesColors(.iccProfile(try TestProfiles.displayP3())))
+        #expect(!ColorManagement.changesColors(try profile("srgb.icc")), "sRGB under another name")
+        #expect(!ColorManagement.changesColors(.iccProfile([UInt8](repeating: 9, count: 500))), "damaged: taken as sRGB")
+        #expect(!ColorManagement.changesColors(.iccProfile([UInt8](repeating: 0, count: ColorManagement.maxProfileBytes + 1))))
+        #expect(ColorManagement.changesColors(.pngGamma(fileGamma: 1.0, chromaticities: nil)))
+        #expect(!ColorManagement.changesColors(.pngGamma(fileGamma: 1 / 2.2, chromaticities: nil)))
+    }
+}
