@@ -158,13 +158,14 @@ public final class TwoTierCache: Sendable {
         return stored
     }
 
-    /// For a server: a memory hit's bytes; or, when the memory tier could not keep the entry anyway
-    /// (it is off, or the entry is over its per-entry size), a checked disk file to send as is;
-    /// otherwise what `get` gives (a disk hit read and promoted to memory).
-    public func servable(_ key: CacheKey) -> Servable? {
+    /// For a server: a memory hit's bytes; or, when the memory tier is off, a checked disk file:
+    /// unread when it is over `readingUpTo` bytes (to send as is), read through its kept
+    /// descriptor otherwise (`DiskRead.Need.verifiedFile`); failing those, what `get` gives (a
+    /// disk hit read, checked and, when the memory tier is on, promoted to it).
+    public func servable(_ key: CacheKey, readingUpTo: Int) -> Servable? {
         if let disk, memory.limits.maxEntries == 0 || memory.maxEntryBytes == 0, !memory.contains(key) {
             do {
-                if let file = try disk.read(key, .verifiedFile) { return .file(file) }
+                if let file = try disk.read(key, .verifiedFile(readingUpTo: readingUpTo)) { return .file(file) }
             } catch {
                 report(error)
                 return nil
@@ -175,7 +176,8 @@ public final class TwoTierCache: Sendable {
 
     public enum Servable: Sendable {
         case bytes(CacheHit)
-        /// An entry whose file this process has checked: send `entry.filePath` as is.
+        /// An entry whose file this process has checked: its `bytes`, or when those are empty
+        /// (a file over the size asked for), `entry.filePath` to send as is.
         case file(DiskRead)
     }
 

@@ -119,14 +119,14 @@ public final class Daemon: Sendable {
         }
     }
 
-    func makeRouter(thumbnails: ThumbnailRoute) -> Router<BasicRequestContext> {
-        let router = Router()
+    func makeRouter(thumbnails: ThumbnailRoute) -> Router<ThumbdRequestContext> {
+        let router = Router(context: ThumbdRequestContext.self)
         router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: accessLog,
                                                     retryAfter: settings.server.retryAfterSeconds, readiness: readiness))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
-        router.get("/v1/thumbnail") { request, _ in try await thumbnails.handle(request) }
+        router.get("/v1/thumbnail") { request, context in try await thumbnails.handle(request, context: context) }
         let placeholders = PlaceholderRoute(thumbnails: thumbnails)
-        router.get("/v1/placeholder") { request, _ in try await placeholders.handle(request) }
+        router.get("/v1/placeholder") { request, context in try await placeholders.handle(request, context: context) }
         router.get("/v1/cache/stats") { _, _ in try await cacheRoutes.stats() }
         router.get("/v1/cache/entries") { request, _ in try await cacheRoutes.entries(request) }
         router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }
@@ -159,7 +159,7 @@ public final class Daemon: Sendable {
 
 extension Daemon {
     /// `/ui` and what its page reads; off with `server.inspector: false`.
-    func addInspector(to router: Router<BasicRequestContext>) {
+    func addInspector(to router: Router<ThumbdRequestContext>) {
         let api = InspectorAPI(pipeline: pipeline, prefetcher: prefetcher, history: activity,
                                admin: AdminGuard(token: settings.server.adminToken))
         for path in InspectorPage.assets.keys { router.get(RouterPath(path)) { _, _ in try InspectorPage.response(path) } }

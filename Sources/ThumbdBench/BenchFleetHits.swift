@@ -25,22 +25,9 @@ struct BenchFleetHitRuns {
     let cores: Int
     let nodes: [BenchFleetNode]
 
-    /// wrk using at least this much of a core while the machine is this busy: the load generator,
-    /// not the server, is what holds the figure down.
-    static let generatorCores = 0.75
-    static let saturatedBusyPercent = 90.0
+    static func isGeneratorBound(_ cpu: BenchCPUUsage?, cores: Int) -> Bool { cpu?.isGeneratorBound(cores: cores) ?? false }
 
-    static func isGeneratorBound(_ cpu: BenchCPUUsage?, cores: Int) -> Bool {
-        guard let cpu, let wrk = cpu.processes.first(where: { $0.name == "wrk" }) else { return false }
-        return wrk.cores >= generatorCores && busyPercent(cpu, cores: cores) >= saturatedBusyPercent
-    }
-
-    /// The busy share of all cores as the processes' own counters (/proc/PID/stat) add up: ours and
-    /// everyone else's. The machine-wide counter (/proc/stat) undercounts in this kind of VM
-    /// while cores go idle and wake often (it read 6% busy where nginx and wrk used 0.8 cores).
-    static func busyPercent(_ cpu: BenchCPUUsage, cores: Int) -> Double {
-        100 * (cpu.processes.map(\.cores).reduce(0, +) + cpu.othersCores) / Double(max(1, cores))
-    }
+    static func busyPercent(_ cpu: BenchCPUUsage, cores: Int) -> Double { cpu.busyPercent(cores: cores) }
 
     /// One measured run: wrk's figures, where the CPU went, and the nodes' answers by tier.
     struct Run {
@@ -63,7 +50,7 @@ struct BenchFleetHitRuns {
         return zip(targets, runs).map { target, list in
             let median = list.sorted { $0.result.requestsPerSecond < $1.result.requestsPerSecond }[(list.count - 1) / 2]
             return BenchServeResults.Series(name: target.name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
-                                            answeredBy: median.answeredBy)
+                                            answeredBy: median.answeredBy, cores: cores)
         }
     }
 

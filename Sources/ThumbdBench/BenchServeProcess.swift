@@ -191,3 +191,25 @@ struct BenchCPUUsage: Encodable {
         daemonThreads.prefix(8).map { "\($0.name) \(TextTable.fixed($0.cores, 2))" }.joined(separator: ", ")
     }
 }
+
+extension BenchCPUUsage {
+    /// wrk using at least this much of a core while the machine is this busy: the load generator,
+    /// not the server, is what holds the figure down.
+    static let generatorCores = 0.75
+    static let saturatedBusyPercent = 90.0
+
+    func cores(of process: String) -> Double? { processes.first { $0.name == process }?.cores }
+
+    /// The busy share of all cores as the processes' own counters (/proc/PID/stat) add up: ours and
+    /// everyone else's. The machine-wide counter (/proc/stat) undercounts in this kind of VM
+    /// while cores go idle and wake often (it read 6% busy where nginx and wrk used 0.8 cores).
+    func busyPercent(cores: Int) -> Double {
+        100 * (processes.map(\.cores).reduce(0, +) + othersCores) / Double(max(1, cores))
+    }
+
+    /// The load generator held the figure down: its req/s is wrk's limit as much as the server's.
+    func isGeneratorBound(cores: Int) -> Bool {
+        guard let wrk = self.cores(of: "wrk") else { return false }
+        return wrk >= Self.generatorCores && busyPercent(cores: cores) >= Self.saturatedBusyPercent
+    }
+}

@@ -14,7 +14,7 @@ extension BenchServeRunner {
         let interval = options.rssInterval ?? min(5, max(1, Double(seconds) / 60))
         say("rss: a fresh daemon (memory tier \(options.rssMemoryMiB) MiB), \(seconds) s of hits and misses, RSS every \(TextTable.fixed(interval, 1)) s")
         let daemon = track(try BenchDaemon.start(executable: executable, name: "rss", cacheDirectory: path("cache-rss"),
-                                                 accessLog: options.accessLog == .on, extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": String(options.rssMemoryMiB)], logs: logs))
+                                                 accessLog: options.accessLog != .off, extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": String(options.rssMemoryMiB)], logs: logs))
         var photos = allPhotos
         if photos.first?.bytes.isEmpty ?? true {
             _ = try warm(daemon, photos: &photos, expectTier: "memory", notes: &notes)

@@ -10,11 +10,9 @@ struct BenchServeResults: Encodable {
     var wrkVersion: String?
     var corpus: String
     var size: Int
-    var accessLog: String
-    /// What wrk asks for: one thumbnail, or the hot set in turn.
-    var urls: String
     var thumbnails: HotSet?
-    var hits: Hits?
+    /// One per case: access logs on or off, one URL or the hot set in turn.
+    var hits: [Hits] = []
     var storm: Storm?
     var rss: RSS?
     var targets: [Target] = []
@@ -33,7 +31,19 @@ struct BenchServeResults: Encodable {
         var nginxBytesIdentical: Bool?
     }
 
+    /// What wrk asks for in a hit run.
+    enum RequestMode: String, Encodable {
+        /// Every request for the first thumbnail; wrk runs no script per request.
+        case oneURL = "one_url"
+        /// The hot set in turn, through a wrk Lua call per request.
+        case rotation
+
+        var label: String { self == .oneURL ? "one thumbnail" : "the hot set in turn" }
+    }
+
     struct Hits: Encodable {
+        var accessLogs: Bool
+        var requests: RequestMode
         var runs: BenchHitRuns
         var nginx: Series?
         var memory: Series?
@@ -50,6 +60,21 @@ struct BenchServeResults: Encodable {
         var cpu: BenchCPUUsage?
         /// The daemon's answers during the median run, by the tier that had them (from /metrics).
         var answeredBy: [String: Int]?
+        /// Cores wrk used during the median run.
+        var wrkCores: Double?
+        /// The server's own CPU time per answered request (all its processes): what it costs,
+        /// whatever the load generator took.
+        var serverMicrosecondsPerRequest: Double?
+        /// wrk held a saturated machine's figure down (`BenchCPUUsage.isGeneratorBound`).
+        var generatorBound: Bool
+
+        init(name: String, runs: [BenchWrk.Result], median: BenchWrk.Result, cpu: BenchCPUUsage?, answeredBy: [String: Int]?, cores: Int) {
+            (self.name, self.runs, self.median, self.cpu, self.answeredBy) = (name, runs, median, cpu, answeredBy)
+            wrkCores = cpu?.cores(of: "wrk")
+            let serverCores = cpu.map { $0.processes.filter { $0.name != "wrk" }.map(\.cores).reduce(0, +) }
+            serverMicrosecondsPerRequest = serverCores.flatMap { median.requestsPerSecond > 0 ? $0 / median.requestsPerSecond * 1e6 : nil }
+            generatorBound = cpu?.isGeneratorBound(cores: cores) ?? false
+        }
     }
 
     struct Storm: Encodable {
@@ -133,8 +158,8 @@ struct BenchServeResults: Encodable {
             let both = t.sameBytesFromBothDaemons.map { "; memory and disk daemons' bytes " + ($0 ? "identical" : "DIFFER") } ?? ""
             out.append("  \(nginx)\(both)")
         }
-        out.append("access log: \(accessLog); requests: \(urls)")
-        if let h = hits { out += ["", renderHits(h)] }
+        if !hits.isEmpty { out += ["", renderHitSummary()] }
+        for h in hits { out += ["", renderHits(h)] }
         if let s = storm { out += ["", renderStorm(s)] }
         if let r = rss { out += ["", renderRSS(r)] }
         if !targets.isEmpty {
@@ -153,8 +178,34 @@ struct BenchServeResults: Encodable {
 
     private func ms(_ value: Double) -> String { TextTable.fixed(value, value < 10 ? 2 : 1) }
 
+    /// The cases side by side: each server's req/s and its ratio to nginx's, the ratio of their own
+    /// CPU per request (which the load generator's share does not blur), and what wrk used.
+    private func renderHitSummary() -> String {
+        var out = ["HITS: \(hits[0].runs.summary) (nginx, memory, disk); median runs. Access logs on: nginx `combined` to a file,"
+                   + " thumbd at its default (server.access_log); off: both off"]
+        let rows = hits.map { h -> [String] in
+            func figure(_ series: Series?) -> String {
+                guard let series else { return "-" }
+                let rate = String(format: "%.0f", series.median.requestsPerSecond)
+                guard let ratio = h.ratio(series) else { return rate }
+                return rate + " (" + TextTable.fixed(ratio, 2) + "x)"
+            }
+            func cost(_ series: Series?) -> String { h.costRatio(series).map { TextTable.fixed($0, 2) + "x" } ?? "-" }
+            let wrk = [h.nginx, h.memory, h.disk].compactMap { $0?.wrkCores }.map { TextTable.fixed($0, 2) }.joined(separator: " / ")
+            return [h.accessLogs ? "on" : "off", h.requests.label, figure(h.nginx), figure(h.memory), figure(h.disk),
+                    cost(h.memory) + " / " + cost(h.disk), wrk, h.generatorBound.isEmpty ? "no" : h.generatorBound.joined(separator: ", ")]
+        }
+        out.append(TextTable.render(["access logs", "requests", "nginx req/s", "memory hits", "disk hits", "CPU/req vs nginx (m/d)",
+                                     "wrk cores (n/m/d)", "generator-bound"], rows))
+        out.append("  CPU/req vs nginx: nginx's CPU time per request over thumbd's (above 1x: thumbd spends less). Generator-bound:"
+                   + " wrk used >= \(TextTable.fixed(BenchCPUUsage.generatorCores, 2)) of a core while every core was busy,"
+                   + " so that req/s is wrk's limit as much as the server's, and a req/s ratio to it flatters the slower server;"
+                   + " the CPU/req ratio does not.")
+        return out.joined(separator: "\n")
+    }
+
     private func renderHits(_ h: Hits) -> String {
-        var out = ["HITS: \(h.runs.summary) (nginx, memory, disk); the median run of each:"]
+        var out = ["HITS, access logs \(h.accessLogs ? "on" : "off"), \(h.requests.label): the median run of each:"]
         let base = h.nginx?.median.requestsPerSecond
         var rows: [[String]] = []
         for series in [h.nginx, h.memory, h.disk].compactMap({ $0 }) {
@@ -230,5 +281,24 @@ struct BenchServeResults: Encodable {
                        + " misses \(String(format: "%.1f", misses.requestsPerSecond)) req/s; errors \(hits.socketErrors + hits.statusErrors + misses.socketErrors + misses.statusErrors)")
         }
         return out.joined(separator: "\n")
+    }
+}
+
+extension BenchServeResults.Hits {
+    /// `series`' requests per second over nginx's in the same case.
+    func ratio(_ series: BenchServeResults.Series?) -> Double? {
+        guard let series, let base = nginx?.median.requestsPerSecond, base > 0 else { return nil }
+        return series.median.requestsPerSecond / base
+    }
+
+    /// nginx's CPU time per request over `series`' (above 1: the daemon spends less).
+    func costRatio(_ series: BenchServeResults.Series?) -> Double? {
+        guard let mine = series?.serverMicrosecondsPerRequest, mine > 0, let base = nginx?.serverMicrosecondsPerRequest else { return nil }
+        return base / mine
+    }
+
+    /// The servers whose median run the load generator held down.
+    var generatorBound: [String] {
+        [("nginx", nginx), ("memory", memory), ("disk", disk)].compactMap { name, series in series?.generatorBound == true ? name : nil }
     }
 }

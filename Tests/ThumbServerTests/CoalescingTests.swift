@@ -25,13 +25,14 @@ struct CoalescingTests {
     @Test("A client that disconnects mid-miss cancels the origin download")
     func disconnectCancelsDownload() async throws {
         let origin = try await TestOrigin.start(routes: ["/slow.jpg": .stall(prefix: Array(Images.jpeg.prefix(100)), contentLength: Images.jpeg.count)])
-        let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(20) }
+        // The download would end by itself only long after the wait below.
+        let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(120) }
         let path = daemon.thumbnailPath(origin.url("/slow.jpg"))
         let client = Task { try await daemon.get(path) }
         #expect(await origin.waitForRequests("/slow.jpg", count: 1, timeout: .seconds(20)))
         try await Task.sleep(for: .milliseconds(100))
         client.cancel()
-        #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(20)), "the origin should see its connection closed")
+        #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(10)), "the origin should see its connection closed")
         #expect(daemon.daemon.pipeline.jobsInFlight == 0)
         #expect(daemon.cache.memory.stats.entries == 0)
         try await daemon.stop()

@@ -23,8 +23,8 @@ extension DiskCache {
         switch need {
         case .facts:
             return try known(key, id, verifiedOnly: false, countingHit: countingHit)
-        case .verifiedFile:
-            return try known(key, id, verifiedOnly: true, countingHit: countingHit)
+        case .verifiedFile(let readingUpTo):
+            return try verifiedFile(key, id, readingUpTo: readingUpTo, countingHit: countingHit)
         case .bytes where countingHit:
             return mode == .readOnly ? try readOnlyLookup(key, id: id) : try ownerLookup(key, id)
         case .bytes:
@@ -33,25 +33,45 @@ extension DiskCache {
         }
     }
 
-    /// What the index knows (the owner's map, or a reader's index row), without file I/O. With
-    /// `verifiedOnly`, only an entry whose file this process has checked: a reader checks none.
+    /// What the index knows (the owner's map, or a reader's index row), without file I/O.
     private func known(_ key: CacheKey, _ id: Hash256, verifiedOnly: Bool, countingHit: Bool) throws(CacheError) -> DiskRead? {
         if mode == .readOnly {
             guard !verifiedOnly, let row = try readIndex({ try $0.row(digest: key.digest) }) else { return nil }
             return DiskRead(entry: row.entry(key: key, layout: layout), bytes: [], isStale: isStale(row.metadata, now: clock.now()))
         }
-        let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
+        guard let record = try ownerRecord(id, verifiedOnly: verifiedOnly) else { return nil }
+        return counted(key, record, bytes: [], countingHit: countingHit)
+    }
+
+    /// See `DiskRead.Need.verifiedFile`. A reader checks no file, so it has none.
+    private func verifiedFile(_ key: CacheKey, _ id: Hash256, readingUpTo: Int, countingHit: Bool) throws(CacheError) -> DiskRead? {
+        guard mode == .owner, let record = try ownerRecord(id, verifiedOnly: true) else { return nil }
+        guard record.size <= readingUpTo else { return counted(key, record, bytes: [], countingHit: countingHit) }
+        guard let bytes = openFiles.file(id, generation: record.generation)?.readIfUnchanged(expectedSize: record.size) else { return nil }
+        return counted(key, record, bytes: bytes, countingHit: countingHit)
+    }
+
+    /// The owner's record of `id`; with `verifiedOnly`, only if this process has checked its file.
+    private func ownerRecord(_ id: Hash256, verifiedOnly: Bool) throws(CacheError) -> DiskEntryRecord? {
+        try state.withLock { (s) throws(CacheError) in
             guard !s.closed else { throw CacheError.closed }
-            guard let record = s.table[id], !verifiedOnly || record.verified || !limits.verifyOnRead else { return nil }
+            guard let record = s.table[id], !verifiedOnly || isChecked(record) else { return nil }
             return record
         }
-        guard var record = seen else { return nil }
+    }
+
+    /// Whether a file needs no checksum on its next read: checked already, or checks are off.
+    private func isChecked(_ record: DiskEntryRecord) -> Bool { record.verified || !limits.verifyOnRead }
+
+    /// `record` as a read, its hit counted first if `countingHit` (nil if it changed meanwhile).
+    private func counted(_ key: CacheKey, _ record: DiskEntryRecord, bytes: [UInt8], countingHit: Bool) -> DiskRead? {
+        var record = record
         let now = clock.seconds
         if countingHit {
-            guard let touched = countHit(id, generation: record.generation, now: now, markVerified: false) else { return nil }
-            record = touched
+            guard let use = countHit(record.id, generation: record.generation, now: now, markVerified: false) else { return nil }
+            (record.hits, record.lastAccess) = (use.hits, use.lastAccess)
         }
-        return DiskRead(entry: entry(key: key, record: record), bytes: [], isStale: isStale(record.metadata, now: Date(timeIntervalSince1970: now)))
+        return DiskRead(entry: entry(key: key, record: record), bytes: bytes, isStale: isStale(record.metadata, now: Date(timeIntervalSince1970: now)))
     }
 
     /// `found` with its file's bytes, checked against the index's size only: a look changes
@@ -77,17 +97,29 @@ extension DiskCache {
                 return record
             }
             guard let record = seen else { return nil }
+            // A kept file that changed behind the cache's back is read again by path and hashed again.
+            var keptFileChanged = false
+            if isChecked(record), let kept = openFiles.file(id, generation: record.generation) {
+                if let bytes = kept.readIfUnchanged(expectedSize: record.size) {
+                    guard let read = counted(key, record, bytes: bytes, countingHit: true) else { continue }
+                    return read
+                }
+                keptFileChanged = true
+                openFiles.forget(id)
+            }
             let path = layout.dataPath(id)
+            let file: OpenEntryFiles.File
             let bytes: [UInt8]
             do {
-                bytes = try FileOps.readAll(path)
+                file = try OpenEntryFiles.File(path: path, generation: record.generation)
+                bytes = try file.readAll()
             } catch where error.isNotFound {
                 if dropIfUnchanged(record, reason: "its file is missing") { return nil }
                 continue
             } catch {
                 throw .readFailed(path: path, reason: error.reason)
             }
-            let checks = limits.verifyOnRead && !record.verified
+            let checks = !isChecked(record) || (keptFileChanged && limits.verifyOnRead)
             if bytes.count != record.size || (checks && Hash256.of(bytes) != record.metadata.checksum) {
                 let reason = bytes.count != record.size
                     ? "its file has \(bytes.count) bytes, the index says \(record.size)" : "its file does not match its checksum"
@@ -95,7 +127,10 @@ extension DiskCache {
                 continue  // replaced while it was read: look again
             }
             let now = clock.seconds
-            guard let touched = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
+            guard let use = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
+            openFiles.keep(id, file)
+            var touched = record
+            (touched.hits, touched.lastAccess) = (use.hits, use.lastAccess)
             return DiskRead(entry: entry(key: key, record: touched), bytes: bytes, isStale: isStale(touched.metadata, now: Date(timeIntervalSince1970: now)))
         }
         return nil
@@ -122,9 +157,9 @@ extension DiskCache {
     }
 
     /// Records a hit (last access, LRU position, counts) if the entry is still the one that was read.
-    func countHit(_ id: Hash256, generation: UInt64, now: Double, markVerified: Bool) -> DiskEntryRecord? {
-        let touched = state.withLock { s -> DiskEntryRecord? in
-            guard s.table[id]?.generation == generation, let touched = s.table.touch(id, now: now) else { return nil }
+    func countHit(_ id: Hash256, generation: UInt64, now: Double, markVerified: Bool) -> DiskEntryUse? {
+        let touched = state.withLock { s -> DiskEntryUse? in
+            guard s.table.generation(id) == generation, let touched = s.table.touch(id, now: now) else { return nil }
             if markVerified { _ = s.table.update(id) { $0.verified = true } }
             s.dirty.insert(id)
             s.pendingHits += 1

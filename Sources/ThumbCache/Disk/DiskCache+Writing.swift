@@ -215,6 +215,8 @@ extension DiskCache {
                 s.table = DiskEntryTable()
                 s.dirty.removeAll()
             }
+            // The new table counts generations from the start again: no kept file may match them.
+            openFiles.removeAll()
             do {
                 for fanout in try FileOps.list(layout.objectsPath) { try FileOps.removeTree(layout.fanoutPath(fanout)) }
             } catch {
@@ -243,6 +245,7 @@ extension DiskCache {
             guard !w.closed else { return }
             state.withLock { $0.closed = true }
             w.closed = true
+            openFiles.removeAll()
             if mode == .owner {
                 do { try flushLocked(&w) } catch {
                     warn("could not write access times on close: \(error)")

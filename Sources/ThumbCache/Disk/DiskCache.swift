@@ -46,6 +46,8 @@ public final class DiskCache: Sendable {
     let writer: DiskMutex<WriterState>
     /// The map and counters: held for map updates only, never across I/O.
     let state: DiskMutex<MemoryState>
+    /// Checked entry files kept open for hits (the owner's only: a reader checks none).
+    let openFiles: OpenEntryFiles
 
     struct WriterState: Sendable {
         var index: DiskIndex?
@@ -83,6 +85,8 @@ public final class DiskCache: Sendable {
         self.warn = warn
         writer = DiskMutex(WriterState(index: index, lockFD: lockFD, needsReconcile: needsReconcile))
         state = DiskMutex(MemoryState(table: table, lastFlush: FileOps.monotonicSeconds(), counters: counters))
+        // At most an eighth of the process's descriptors, so kept files never starve connections.
+        openFiles = OpenEntryFiles(capacity: mode == .owner ? min(limits.keptOpenFiles, FileOps.descriptorLimit / 8) : 0)
     }
 
     deinit {
@@ -144,6 +148,7 @@ public final class DiskCache: Sendable {
     /// Unlinks an entry's file, then its sidecar. A failure leaves bytes the map no longer counts,
     /// so the next start reconciles.
     func removeFiles(_ id: Hash256, _ w: inout WriterState) {
+        openFiles.forget(id)
         do {
             try FileOps.remove(layout.dataPath(id))
             try FileOps.remove(layout.sidecarPath(id))
@@ -218,6 +223,9 @@ public final class DiskCache: Sendable {
     static func writeError(_ error: FileOpError) -> CacheError {
         .writeFailed(path: error.path, reason: error.reason, diskFull: error.code == ENOSPC || error.code == EDQUOT)
     }
+
+    /// Entry files kept open for hits now (at most `limits.keptOpenFiles`).
+    public var keptOpenFiles: Int { openFiles.count }
 
     // MARK: Testing hooks
 

@@ -38,6 +38,10 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
     /// process reads it, so a damaged file is dropped, not served. Files are immutable once
     /// renamed into place, so later hits on the same file skip the hash.
     public var verifyOnRead: Bool
+    /// Descriptors of checked entry files kept open, so a hit reads its file without opening it
+    /// (`OpenEntryFiles`). Each is one file descriptor: at most an eighth of the process's limit
+    /// (RLIMIT_NOFILE) is used, whatever this says; 0 keeps none.
+    public var keptOpenFiles: Int
     /// Hits update last-access times and hit counts in memory at once (LRU order is always
     /// exact); the index is written in one batch when this many hits are pending …
     public var accessFlushBatch: Int
@@ -54,6 +58,7 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
                 ttl: Duration = DiskCacheLimits.defaultTTL,
                 fsync: FsyncPolicy = .data,
                 verifyOnRead: Bool = true,
+                keptOpenFiles: Int = 512,
                 accessFlushBatch: Int = 1000,
                 accessFlushInterval: Duration = .seconds(5),
                 recheckWindow: Duration = .seconds(120)) {
@@ -62,6 +67,7 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
         self.ttl = ttl
         self.fsync = fsync
         self.verifyOnRead = verifyOnRead
+        self.keptOpenFiles = keptOpenFiles
         self.accessFlushBatch = accessFlushBatch
         self.accessFlushInterval = accessFlushInterval
         self.recheckWindow = recheckWindow
@@ -198,9 +204,12 @@ public struct DiskRead: Sendable {
         /// The bytes, read and checked against the index's size (and its checksum the first time
         /// this process reads the file): to serve or use them.
         case bytes
-        /// The entry (its `filePath`) only if this process has already checked its file, so a server
-        /// can send the file unread (sendfile); nil otherwise, and then `.bytes` reads and checks it.
-        case verifiedFile
+        /// The entry only if this process has already checked its file: for a server, which sends
+        /// a file over `readingUpTo` bytes unread (sendfile, from `filePath`) and gets a smaller
+        /// one's bytes read through its kept descriptor (one write of head and body costs less
+        /// than a write and a sendfile). nil otherwise (not checked yet, or a small file with no
+        /// kept descriptor), and then `.bytes` reads and checks it. Counted only when not nil.
+        case verifiedFile(readingUpTo: Int)
         /// What the index knows, without touching the file: to decide, list or locate.
         case facts
     }

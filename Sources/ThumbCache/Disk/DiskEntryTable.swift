@@ -19,6 +19,13 @@ struct DiskEntryRecord: Sendable, Equatable {
     var size: Int { metadata.size }
 }
 
+/// An entry's use after a hit.
+struct DiskEntryUse: Sendable {
+    var hits: Int
+    /// Unix seconds.
+    var lastAccess: Double
+}
+
 /// The owner's map of entries with one LRU list per budget (thumbnails, originals): a dictionary
 /// from digest to slot and a doubly linked list through an array of slots, so hit, insert,
 /// remove and "oldest" are O(1). Not synchronized: `DiskCache` keeps it behind a lock.
@@ -132,14 +139,21 @@ struct DiskEntryTable: Sendable {
     }
 
     /// A hit: counts it, stamps the time and makes the entry the most recently used.
-    mutating func touch(_ id: Hash256, now: Double) -> DiskEntryRecord? {
-        guard let slot = index[id], var record = slots[Int(slot)].record else { return nil }
-        record.hits += 1
-        record.lastAccess = max(record.lastAccess, now)
-        slots[Int(slot)].record = record
-        unlink(slot, kind: record.kind)
-        link(slot, kind: record.kind)
-        return record
+    mutating func touch(_ id: Hash256, now: Double) -> DiskEntryUse? {
+        guard let slot = index[id], slots[Int(slot)].record != nil else { return nil }
+        // In place: a copy of the record would retain and release each of its strings per hit.
+        slots[Int(slot)].record!.hits += 1
+        slots[Int(slot)].record!.lastAccess = max(slots[Int(slot)].record!.lastAccess, now)
+        let kind = slots[Int(slot)].record!.kind
+        unlink(slot, kind: kind)
+        link(slot, kind: kind)
+        return DiskEntryUse(hits: slots[Int(slot)].record!.hits, lastAccess: slots[Int(slot)].record!.lastAccess)
+    }
+
+    /// The generation of `id`'s record, read without copying the record.
+    func generation(_ id: Hash256) -> UInt64? {
+        guard let slot = index[id] else { return nil }
+        return slots[Int(slot)].record?.generation
     }
 
     /// Changes metadata in place (not size, kind, id or LRU position).

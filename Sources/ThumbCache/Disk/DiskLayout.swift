@@ -14,11 +14,14 @@ import Foundation
 /// `<digest>` is the key's SHA-256 (64 hex digits); `ab` its first two digits.
 package struct DiskLayout: Sendable {
     let root: String
+    /// `root/objects/` as bytes, the start of every entry's path.
+    private let objectsPrefix: [UInt8]
 
     package init(directory: URL) {
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         root = path
+        objectsPrefix = Array((path + "/objects/").utf8)
     }
 
     var indexPath: String { root + "/index.sqlite" }
@@ -32,7 +35,20 @@ package struct DiskLayout: Sendable {
 
     package func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
     func relativeDataPath(_ id: Hash256) -> String { "objects/\(id.fanout)/\(id.hex)" }
-    func dataPath(_ id: Hash256) -> String { root + "/" + relativeDataPath(id) }
+
+    /// `root/objects/ab/<digest>`, made in one allocation: a disk hit names its file every time.
+    func dataPath(_ id: Hash256) -> String {
+        objectsPrefix.withUnsafeBufferPointer { head in
+            String(unsafeUninitializedCapacity: head.count + 3 + 64) { buffer in
+                _ = buffer.initialize(fromContentsOf: head)
+                buffer[head.count] = Hash256.hexDigit(id.w0 >> 60)
+                buffer[head.count + 1] = Hash256.hexDigit(id.w0 >> 56)
+                buffer[head.count + 2] = UInt8(ascii: "/")
+                id.writeHex(into: buffer, at: head.count + 3)
+                return head.count + 3 + 64
+            }
+        }
+    }
     func sidecarPath(_ id: Hash256) -> String { dataPath(id) + Self.sidecarSuffix }
 
     package static let sidecarSuffix = ".meta"

@@ -43,12 +43,17 @@ package enum FileOps {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileOpError(operation: "stat", path: path, code: errno) }
-        let expected = Int(info.st_size)
+        return try readAll(descriptor: fd, size: Int(info.st_size), path: path)
+    }
+
+    /// Reads `size` bytes from offset 0 with pread (the descriptor's own offset is left alone, so
+    /// threads may share it), or fewer if the file ends sooner.
+    static func readAll(descriptor fd: Int32, size expected: Int, path: @autoclosure () -> String) throws(FileOpError) -> [UInt8] {
         var failure: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, initialized in
             var done = 0
             while done < expected {
-                let count = read(fd, buffer.baseAddress! + done, expected - done)
+                let count = pread(fd, buffer.baseAddress! + done, expected - done, off_t(done))
                 if count > 0 {
                     done += count
                 } else if count == 0 {
@@ -60,7 +65,7 @@ package enum FileOps {
             }
             initialized = done
         }
-        if failure != 0 { throw FileOpError(operation: "read", path: path, code: failure) }
+        if failure != 0 { throw FileOpError(operation: "read", path: path(), code: failure) }
         return bytes
     }
 
@@ -100,6 +105,13 @@ package enum FileOps {
             unlink(path)
             throw failure
         }
+    }
+
+    /// The process's soft limit of open descriptors (RLIMIT_NOFILE); 1024 if it cannot be read.
+    static var descriptorLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return Int(clamping: min(limit.rlim_cur, rlim_t(Int32.max)))
     }
 
     static func openDescriptor(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { posixOpen(path, flags, mode) }

@@ -72,20 +72,32 @@ public struct Hash256: Hashable, Sendable, CustomStringConvertible {
     /// Lower-case hex, the form used in file names, the index and the sidecars.
     public var hex: String {
         String(unsafeUninitializedCapacity: 64) { buffer in
-            for (w, word) in [w0, w1, w2, w3].enumerated() {
-                for i in 0..<16 {
-                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 0xF
-                    buffer[w * 16 + i] = nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
-                }
-            }
+            writeHex(into: buffer, at: 0)
             return 64
         }
     }
 
+    /// Writes the 64 hex digits at `offset` (a hit builds its file's path in one allocation).
+    func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for (w, word) in [w0, w1, w2, w3].enumerated() {
+            for i in 0..<16 {
+                buffer[offset + w * 16 + i] = Self.hexDigit(word >> UInt64(60 - 4 * i))
+            }
+        }
+    }
+
+    /// The ASCII hex digit of the low four bits.
+    static func hexDigit(_ value: UInt64) -> UInt8 {
+        let nibble = UInt8(truncatingIfNeeded: value) & 0xF
+        return nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+    }
+
     /// The fan-out folder: the first two hex digits.
     var fanout: String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(w0 >> 60)], digits[Int((w0 >> 56) & 0xF)]])
+        String(unsafeUninitializedCapacity: 2) { buffer in
+            (buffer[0], buffer[1]) = (Self.hexDigit(w0 >> 60), Self.hexDigit(w0 >> 56))
+            return 2
+        }
     }
 
     public var description: String { hex }

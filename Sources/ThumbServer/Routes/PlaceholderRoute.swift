@@ -10,7 +10,7 @@ import ThumbPipeline
 struct PlaceholderRoute: Sendable {
     let thumbnails: ThumbnailRoute
 
-    func handle(_ request: Request) async throws -> Response {
+    func handle(_ request: Request, context: ThumbdRequestContext) async throws -> Response {
         let parsed = try thumbnails.queries.parse(request.uri.query)
         // The variant this client's thumbnail is (AVIF, WebP or JPEG for format=auto), so asking for
         // both makes one thumbnail.
@@ -19,19 +19,18 @@ struct PlaceholderRoute: Sendable {
             return try respond(Placeholder(url: key.url.value, photo: photo), closing: false)
         }
         let placeholder: Placeholder
+        let wait = await ClientWait(request, context: context)
         do {
-            placeholder = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                try await thumbnails.pipeline.placeholder(key, spec: parsed.spec(for: key), priority: ThumbnailRoute.priority(of: request))
-            }
+            let (pipeline, spec, priority) = (thumbnails.pipeline, parsed.spec(for: key), ThumbnailRoute.priority(of: request))
+            placeholder = try await wait.run { try await pipeline.placeholder(key, spec: spec, priority: priority) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             var problem = Problem.from(error, retryAfter: thumbnails.settings.retryAfterSeconds)
-            problem.closesConnection = true
+            problem.closesConnection = wait.closesConnection
             throw problem
         }
-        // Watching for the client to leave consumed the request stream: the connection closes after.
-        return try respond(placeholder, closing: true)
+        return try respond(placeholder, closing: wait.closesConnection)
     }
 
     private func respond(_ placeholder: Placeholder, closing: Bool) throws -> Response {

@@ -24,6 +24,8 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias Observer = @Sendable (String, Int, String?, ContinuousClock.Instant) -> Void
 
     private let route: ThumbnailRoute
+    /// Tells routes waiting on this connection's behalf that its client has gone.
+    let watch = ConnectionWatch()
     private let readiness: Readiness
     private let observe: Observer
     private var passedOn = 0
@@ -73,6 +75,17 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Hummingbird allows half-closure, so a client that leaves shows first as the end of its input.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed? = event as? ChannelEvent { watch.clientLeft() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        watch.clientLeft()
+        context.fireChannelInactive()
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         if needsFlush {
             needsFlush = false
@@ -82,8 +95,8 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Counts the framework's answers, and closes the connection after one that says
-    /// `Connection: close` (a miss: the framework has stopped reading this connection, so a
-    /// request pipelined behind it would otherwise wait forever).
+    /// `Connection: close` (a draining node's answer, or a miss on a connection the framework has
+    /// stopped reading, where a request pipelined behind it would otherwise wait forever).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let response):
