@@ -27,6 +27,8 @@ public final class Daemon: Sendable {
     public let readiness = Readiness()
     /// nil when `server.access_log` is off.
     let accessLog: AccessLog?
+    /// The connection cap (as the descriptor limit allows it) and the per-connection timeouts.
+    let connectionLimits: ConnectionLimits
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
@@ -36,6 +38,20 @@ public final class Daemon: Sendable {
         self.settings = settings
         self.logger = logger
         metrics = ServerMetrics()
+        // Before the cache opens: it sizes its kept files by the limit.
+        let descriptors = DescriptorLimit.raise(for: settings.server.maxConnections)
+        if descriptors.maxConnections < settings.server.maxConnections {
+            logger.warning("the open-file limit allows fewer connections than server.max_connections; serving with fewer", metadata: [
+                "max_connections": "\(settings.server.maxConnections)", "allowed": "\(descriptors.maxConnections)",
+                "nofile_soft": "\(descriptors.soft)", "nofile_hard": "\(descriptors.hard)",
+                "fix": "raise the hard limit (systemd: LimitNOFILE=; a shell: ulimit -Hn) or lower server.max_connections",
+            ])
+        }
+        connectionLimits = ConnectionLimits(
+            maxConnections: descriptors.maxConnections,
+            timeouts: .init(header: settings.server.headerTimeout, keepAlive: settings.server.keepAliveTimeout,
+                            body: settings.server.bodyTimeout, send: settings.server.sendTimeout),
+            registry: metrics.registry)
         let warnLogger = logger
         let opening = ContinuousClock.now
         cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
@@ -70,11 +86,13 @@ public final class Daemon: Sendable {
         let thumbnails = ThumbnailRoute(pipeline: pipeline, settings: settings.server, metrics: metrics)
         let router = makeRouter(thumbnails: thumbnails)
         let observe = requestObserver()
-        let readiness = readiness
+        let (readiness, limits) = (readiness, connectionLimits)
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                ThumbnailFastPathInstaller { ThumbnailFastPath(route: thumbnails, readiness: readiness, observe: observe) },
+                ThumbnailFastPathInstaller(limits: limits) { deadlines in
+                    ThumbnailFastPath(route: thumbnails, readiness: readiness, deadlines: deadlines, observe: observe)
+                },
             ])),
             configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
             onServerRunning: { channel in

@@ -33,6 +33,19 @@ public struct ServerSettings: Sendable {
     /// Then, how long requests in flight may take to finish once the listener is closed.
     public var drainTimeout: Duration = .seconds(20)
 
+    /// Client connections open at once; over it, new ones are closed as soon as they are accepted.
+    /// Lowered at start-up (with a warning) when the process's descriptor limit cannot be raised to it.
+    public var maxConnections: Int = 8192
+    /// A request's head must arrive whole within this (from the connection's start, or from the
+    /// first byte of a later request on it).
+    public var headerTimeout: Duration = .seconds(15)
+    /// How long a kept-alive connection may wait for its next request.
+    public var keepAliveTimeout: Duration = .seconds(75)
+    /// How long an upload's body may pause between two reads.
+    public var bodyTimeout: Duration = .seconds(60)
+    /// How long a client may leave a response unread once the connection can take no more of it.
+    public var sendTimeout: Duration = .seconds(60)
+
     public init() {}
 
     public var listenDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -79,6 +79,11 @@ public struct ThumbdConfiguration: Sendable {
         d.server.accessLogPath = s.string("server.access_log_path").flatMap { $0.isEmpty ? nil : $0 }
         d.server.drainGrace = try s.seconds("server.drain_grace", default: 5, range: 0...600)
         d.server.drainTimeout = try s.seconds("server.drain_timeout", default: 20, range: 0...3600)
+        d.server.maxConnections = try s.int("server.max_connections", default: 8192, range: 16...1_000_000)
+        d.server.headerTimeout = try s.seconds("server.header_timeout", default: 15, range: 0.1...3600)
+        d.server.keepAliveTimeout = try s.seconds("server.keepalive_timeout", default: 75, range: 0.1...86_400)
+        d.server.bodyTimeout = try s.seconds("server.body_timeout", default: 60, range: 0.1...3600)
+        d.server.sendTimeout = try s.seconds("server.send_timeout", default: 60, range: 0.1...3600)
         d.server.inspector = try s.bool("server.inspector", default: true)
         d.server.activitySampleInterval = try s.seconds("server.activity_sample", default: 10, range: 1...600)
         let level = s.string("server.log_level", default: "info").lowercased()

@@ -39,11 +39,15 @@ final class RawConnection: @unchecked Sendable {
     }
 
     private var fd: Int32
+    /// The socket, for a test that reads it by hand.
+    var descriptor: Int32 { fd }
     private var pending: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 30) throws {
+    /// `receiveBuffer`: a small SO_RCVBUF, set before connecting, makes a client that reads slowly.
+    init(port: Int, timeoutSeconds: Int = 30, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -74,9 +78,7 @@ final class RawConnection: @unchecked Sendable {
     /// the connection (or says nothing for the timeout) before it is whole. Waits on a thread of its
     /// own: a blocked thread of the concurrency pool could starve the daemon under test.
     func response() async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try self.blockingResponse() }) }.start()
-        }
+        try await onThread { try self.blockingResponse() }
     }
 
     private func blockingResponse() throws -> Response {
@@ -98,6 +100,38 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends what the socket takes now without waiting; the number of bytes taken.
+    @discardableResult
+    func sendWithoutWaiting(_ text: String) -> Int {
+        let bytes = Array(text.utf8)
+        let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        return max(0, count)
+    }
+
+    /// Whether the server closes the connection within `timeout`, reading (and dropping) whatever
+    /// it sends meanwhile.
+    func closedByServer(within timeout: Duration) async -> Bool {
+        let fd = fd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let deadline = ContinuousClock.now + timeout
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                var closed = false
+                while ContinuousClock.now < deadline {
+                    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    let left = Int32(max(1, (deadline - ContinuousClock.now) / .milliseconds(1)))
+                    guard poll(&poller, 1, min(left, 200)) > 0 else { continue }
+                    let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
+                        closed = true
+                        break
+                    }
+                }
+                continuation.resume(returning: closed)
+            }.start()
+        }
+    }
+
     /// Everything the server sends until it closes the connection (or says nothing for the timeout).
     func readUntilClosed() async -> [UInt8] {
         await withCheckedContinuation { continuation in
@@ -112,6 +146,14 @@ final class RawConnection: @unchecked Sendable {
                 continuation.resume(returning: received)
             }.start()
         }
+    }
+
+    /// Closes with a reset (SO_LINGER 0): nothing is left in TIME_WAIT.
+    func reset() {
+        guard fd >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
     }
 
     func close() {

@@ -26,6 +26,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private let route: ThumbnailRoute
     /// Tells routes waiting on this connection's behalf that its client has gone.
     let watch = ConnectionWatch()
+    private let deadlines: ConnectionDeadlines
     private let readiness: Readiness
     private let observe: Observer
     private var passedOn = 0
@@ -33,8 +34,9 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var needsFlush = false
     private var closeAfterResponse = false
 
-    init(route: ThumbnailRoute, readiness: Readiness, observe: @escaping Observer) {
+    init(route: ThumbnailRoute, readiness: Readiness, deadlines: ConnectionDeadlines, observe: @escaping Observer) {
         self.route = route
+        self.deadlines = deadlines
         self.readiness = readiness
         self.observe = observe
     }
@@ -43,6 +45,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let start = ContinuousClock.now
+            deadlines.requestHeadReceived(expectsBody: Self.expectsBody(request))
             // A draining node ends each connection after its answer, so nothing new is sent on it.
             let keepAlive = request.isKeepAlive && !readiness.isDraining
             if passedOn == 0, request.method == .GET, request.uri.hasPrefix("/v1/thumbnail?"),
@@ -58,6 +61,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 if keepAlive {
                     context.write(wrapOutboundOut(.end(nil)), promise: nil)
+                    deadlines.responseEnded()
                     needsFlush = true
                 } else {
                     let channel = context.channel
@@ -69,10 +73,21 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             passedOn += 1
             swallowingBody = false
             context.fireChannelRead(data)
-        case .body, .end:
+        case .body:
+            guard !swallowingBody else { return }
+            context.fireChannelRead(data)
+        case .end:
+            deadlines.requestEnded()
             guard !swallowingBody else { return }
             context.fireChannelRead(data)
         }
+    }
+
+    /// Whether a request announces a body (an upload); a GET's end follows its head at once.
+    static func expectsBody(_ request: HTTPRequestHead) -> Bool {
+        if request.headers.contains(name: "transfer-encoding") { return true }
+        guard let length = request.headers.first(name: "content-length") else { return false }
+        return length != "0"
     }
 
     /// Hummingbird allows half-closure, so a client that leaves shows first as the end of its input.
@@ -106,6 +121,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
         case .end:
             passedOn = max(0, passedOn - 1)
+            deadlines.responseEnded()
             guard closeAfterResponse else { return context.write(data, promise: promise) }
             closeAfterResponse = false
             let written = promise ?? context.eventLoop.makePromise()
@@ -116,22 +132,35 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Hummingbird adds its extra handlers after its conversion to HTTP types; this one moves the fast
-/// path in front of that conversion when the connection starts, then removes itself.
+/// Hummingbird adds its extra handlers after its conversion to HTTP types; this one sets each
+/// connection up when it starts, then removes itself: it refuses a connection over
+/// `server.max_connections`, puts the fast path in front of that conversion, and the observer of
+/// raw input (for the connection's deadlines) in front of everything.
 final class ThumbnailFastPathInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Any
 
-    private let makeFastPath: () -> ThumbnailFastPath
+    private let limits: ConnectionLimits
+    private let makeFastPath: (ConnectionDeadlines) -> ThumbnailFastPath
 
-    init(_ makeFastPath: @escaping () -> ThumbnailFastPath) {
+    init(limits: ConnectionLimits, _ makeFastPath: @escaping (ConnectionDeadlines) -> ThumbnailFastPath) {
+        self.limits = limits
         self.makeFastPath = makeFastPath
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let pipeline = context.pipeline.syncOperations
-        if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(makeFastPath(), position: .before(codec))
+        guard limits.admit() else {
+            context.channel.close(promise: nil)
+            return
         }
+        let limits = limits
+        context.channel.closeFuture.whenComplete { _ in limits.release() }
+        let deadlines = ConnectionDeadlines(limits: limits, channel: context.channel)
+        if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(makeFastPath(deadlines), position: .before(codec))
+        }
+        try? pipeline.addHandler(RawInputObserver(deadlines: deadlines), position: .first)
+        deadlines.connectionStarted()
         pipeline.removeHandler(context: context, promise: nil)
     }
 }
