@@ -51,6 +51,7 @@ let package = Package(
         .target(name: "CJPEGBridge", dependencies: ["CJPEG"]),
         // sd_notify's datagram without libsystemd (the socket address is C work); ServiceNotify is its Swift face.
         .target(name: "CSystemdNotify"),
+        .target(name: "CMallocTuning"),
         .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"]),
         // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
         .target(name: "BuildInfo", plugins: ["BuildInfoPlugin"]),
@@ -132,7 +133,7 @@ let package = Package(
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet",
+                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

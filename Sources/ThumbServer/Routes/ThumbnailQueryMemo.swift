@@ -7,13 +7,18 @@ import ThumbPipeline
 /// thumbnails are asked for with the same query again and again, so each distinct query is parsed
 /// once. Only valid queries are kept; the table is emptied when it reaches its size.
 final class ThumbnailQueryMemo: Sendable {
-    struct Parsed: Sendable {
+    /// A class: a hit takes it from the table with one retain, not one per string inside it.
+    final class Parsed: Sendable {
         let query: ThumbnailQuery
         /// The key for clients whose Accept does not take WebP (or any client, for explicit formats).
         let plainKey: CacheKey
         /// `format=auto` for clients that accept AVIF, and for those that accept WebP but not AVIF.
         let avifKey: CacheKey?
         let webpKey: CacheKey?
+
+        init(query: ThumbnailQuery, plainKey: CacheKey, avifKey: CacheKey?, webpKey: CacheKey?) {
+            (self.query, self.plainKey, self.avifKey, self.webpKey) = (query, plainKey, avifKey, webpKey)
+        }
 
         var variesByAccept: Bool { webpKey != nil }
 
