@@ -23,7 +23,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         case bytes([UInt8])
         case stall(prefix: [UInt8])
         case truncated([UInt8])
-        case endless(chunk: Int)
+        case endless(chunk: Int, every: Duration)
+        case drip([UInt8], every: Duration)
         case sized(length: Int)
     }
 
@@ -88,7 +89,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func respond(_ exchange: Exchange, route: OriginRoute, context: ChannelHandlerContext) {
+    private func respond(_ exchange: Exchange, route: OriginRoute, extraHeaders: [OriginHeader] = [],
+                         context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
         let status: Int
         let plan: BodyPlan
@@ -122,11 +124,21 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Content-Type", value: "application/octet-stream")
             headers.add(name: "Content-Length", value: String(declaredLength))
             plan = .truncated(bytes)
-        case let .endless(chunk):
+        case let .endless(chunk, every):
             status = 200
             headers.add(name: "Content-Type", value: "application/octet-stream")
             headers.add(name: "Transfer-Encoding", value: "chunked")
-            plan = .endless(chunk: max(chunk, 1))
+            plan = .endless(chunk: max(chunk, 1), every: every)
+        case let .drip(bytes, every):
+            status = 200
+            headers.add(name: "Content-Type", value: "application/octet-stream")
+            headers.add(name: "Content-Length", value: String(bytes.count))
+            plan = .drip(bytes, every: every)
+        case let .overlong(bytes, declaredLength):
+            status = 200
+            headers.add(name: "Content-Type", value: "image/jpeg")
+            headers.add(name: "Content-Length", value: String(declaredLength))
+            plan = .bytes(bytes)
         case let .sized(length, contentType):
             status = 200
             headers.add(name: "Content-Type", value: contentType)
@@ -138,12 +150,16 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Content-Length", value: "0")
             plan = .none
         case let .delayedStatus(code, _):
-            self.respond(exchange, route: .status(code), context: context)
+            self.respond(exchange, route: .status(code), extraHeaders: extraHeaders, context: context)
             return
         case let .delayed(_, inner):
-            self.respond(exchange, route: inner, context: context)
+            self.respond(exchange, route: inner, extraHeaders: extraHeaders, context: context)
+            return
+        case let .withHeaders(added, inner):
+            self.respond(exchange, route: inner, extraHeaders: extraHeaders + added, context: context)
             return
         }
+        for header in extraHeaders { headers.add(name: header.name, value: header.value) }
 
         let keepAlive = exchange.head.isKeepAlive
         if !keepAlive { headers.add(name: "Connection", value: "close") }
@@ -176,12 +192,14 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .truncated(let bytes):
             if !bytes.isEmpty { self.writeBody(bytes, context: context) }
             self.closeAfterFlush(context: context)
-        case .endless(let chunk):
+        case let .endless(chunk, every):
             let piece = ByteBuffer(bytes: TestOrigin.sizedBytes(chunk))
-            self.writePieces(exchange, piece: piece, remaining: nil, context: context)
+            self.writePieces(exchange, piece: piece, remaining: nil, every: every, context: context)
+        case let .drip(bytes, every):
+            self.writeDrip(exchange, bytes: ByteBuffer(bytes: bytes), every: every, context: context)
         case .sized(let length):
             let piece = ByteBuffer(bytes: TestOrigin.sizedBytes(min(length, Self.sizedPieceLength)))
-            self.writePieces(exchange, piece: piece, remaining: length, context: context)
+            self.writePieces(exchange, piece: piece, remaining: length, every: .zero, context: context)
         }
     }
 
@@ -191,8 +209,9 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Writes `piece` (or its head, for the last one) until `remaining` bytes are sent, or forever when
-    /// nil, each write only after the previous one completed so memory stays flat.
-    private func writePieces(_ exchange: Exchange, piece: ByteBuffer, remaining: Int?, context: ChannelHandlerContext) {
+    /// nil, each write only after the previous one completed (and `every` passed) so memory stays flat.
+    private func writePieces(_ exchange: Exchange, piece: ByteBuffer, remaining: Int?, every: Duration,
+                             context: ChannelHandlerContext) {
         guard context.channel.isActive, self.current?.id == exchange.id else { return }
         if remaining == 0 {
             self.finish(exchange, context: context)
@@ -203,9 +222,36 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         let written = context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(slice))))
         written.assumeIsolated().whenSuccess {
             // A write can complete synchronously; hop through the loop so the stack never grows.
-            context.eventLoop.assumeIsolated().execute {
-                self.writePieces(exchange, piece: piece, remaining: remaining.map { $0 - length }, context: context)
+            self.afterPause(every, context: context) {
+                self.writePieces(exchange, piece: piece, remaining: remaining.map { $0 - length }, every: every, context: context)
             }
+        }
+    }
+
+    /// Writes `bytes` one byte at a time, `every` apart, then ends the response.
+    private func writeDrip(_ exchange: Exchange, bytes: ByteBuffer, every: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive, self.current?.id == exchange.id else { return }
+        var rest = bytes
+        guard let byte = rest.readSlice(length: 1) else {
+            self.finish(exchange, context: context)
+            return
+        }
+        let written = context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(byte))))
+        written.assumeIsolated().whenSuccess {
+            self.afterPause(every, context: context) {
+                self.writeDrip(exchange, bytes: rest, every: every, context: context)
+            }
+        }
+    }
+
+    /// Runs `next` on the loop after `pause` (at once, but never on this stack, when zero). A
+    /// connection closed meanwhile is caught by `next`'s own checks.
+    private func afterPause(_ pause: Duration, context: ChannelHandlerContext, _ next: @escaping () -> Void) {
+        let loop = context.eventLoop.assumeIsolated()
+        if pause > .zero {
+            loop.scheduleTask(in: TimeAmount(pause)) { next() }
+        } else {
+            loop.execute { next() }
         }
     }
 

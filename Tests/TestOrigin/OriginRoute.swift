@@ -1,6 +1,7 @@
 /// What the test origin answers for one path.
 ///
-/// Every response carries an explicit `Content-Length` except `.endless`, which is chunked.
+/// Every response carries an explicit `Content-Length` except `.endless`, which is chunked
+/// (`.overlong` carries one that is false).
 /// A `HEAD` request gets the same head as a `GET` and no body.
 public enum OriginRoute: Sendable {
     /// 200 with the bytes, `Content-Length`, the `Content-Type` given and the optional `ETag` /
@@ -21,8 +22,15 @@ public enum OriginRoute: Sendable {
     /// `Content-Length: declaredLength`, then `bytes` (fewer), then the server closes the connection.
     case truncated(bytes: [UInt8], declaredLength: Int)
     /// 200, chunked, no `Content-Length`: chunks of `chunk` bytes forever, the next one written when
-    /// the previous write has completed, until the client closes (which counts as an early close).
-    case endless(chunk: Int)
+    /// the previous write has completed and `every` has passed, until the client closes (which
+    /// counts as an early close).
+    case endless(chunk: Int, every: Duration = .zero)
+    /// 200 with `Content-Length: bytes.count`, then the bytes one at a time, `every` apart: never
+    /// quiet long enough for a read timeout, never done in time either.
+    case drip(bytes: [UInt8], every: Duration)
+    /// 200 with `Content-Length: declaredLength`, then all of `bytes` (more than declared) on a
+    /// connection kept open: what follows the declared length is not part of any response.
+    case overlong(bytes: [UInt8], declaredLength: Int)
     /// 200 with `Content-Length: length` and that many bytes, streamed in pieces.
     /// The bytes are ``TestOrigin/sizedBytes(_:)``: byte `i` is `UInt8(i % 251)`.
     case sized(length: Int, contentType: String)
@@ -32,6 +40,9 @@ public enum OriginRoute: Sendable {
     case delayedStatus(Int, latency: Duration)
     /// Any route, after `latency` more before its head is written.
     indirect case delayed(Duration, OriginRoute)
+    /// Any route, with these header fields added to its head (e.g. `Content-Encoding`, or a
+    /// head too large to take).
+    indirect case withHeaders([OriginHeader], OriginRoute)
 
     /// A `.body` route for image bytes.
     public static func image(
@@ -54,8 +65,29 @@ public enum OriginRoute: Sendable {
         case let .delayed(latency, inner):
             let (innerLatency, route) = inner.splitLatency()
             return (latency + innerLatency, route)
-        case .status, .stall, .truncated, .endless, .sized, .redirect:
+        case let .withHeaders(headers, inner):
+            let (latency, route) = inner.splitLatency()
+            return (latency, .withHeaders(headers, route))
+        case .status, .stall, .truncated, .endless, .drip, .overlong, .sized, .redirect:
             return (.zero, self)
         }
+    }
+}
+
+/// One header field a route adds to its response head.
+public struct OriginHeader: Sendable {
+    public let name: String
+    public let value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `count` fields `X-Filler-N` of `valueLength` bytes each: a response head of about
+    /// `count * (valueLength + 14)` bytes, for origins whose head is too large.
+    public static func filler(count: Int, valueLength: Int) -> [OriginHeader] {
+        let value = String(repeating: "a", count: valueLength)
+        return (0..<count).map { OriginHeader("X-Filler-\($0)", value) }
     }
 }
