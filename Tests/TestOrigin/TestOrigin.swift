@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 origin on 127.0.0.1 for tests, with configurable latency and faults.
@@ -8,25 +9,32 @@ import Synchronization
 /// It runs on its own one-thread event loop group; `shutdown()` closes the listening socket, every
 /// open connection and the group. Every request head is recorded when it arrives, before any latency.
 /// Routes are looked up by the full request target (path and query) first, then by the path alone;
-/// unknown paths answer 404. Keep-alive works as HTTP/1.1 has it.
+/// unknown paths answer 404. Keep-alive works as HTTP/1.1 has it. Started with a `TestOriginTLS`
+/// identity it speaks HTTPS instead (the same routes, behind TLS).
 public final class TestOrigin: Sendable {
     /// The port the origin listens on, at 127.0.0.1.
     public let port: Int
+    /// "https" when started with a TLS identity, else "http".
+    public let scheme: String
 
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
     private let shared: OriginState
 
-    private init(port: Int, group: MultiThreadedEventLoopGroup, serverChannel: any Channel, shared: OriginState) {
+    private init(port: Int, scheme: String, group: MultiThreadedEventLoopGroup, serverChannel: any Channel, shared: OriginState) {
         self.port = port
+        self.scheme = scheme
         self.group = group
         self.serverChannel = serverChannel
         self.shared = shared
     }
 
-    /// Starts an origin on 127.0.0.1 at an ephemeral port.
-    public static func start(routes: [String: OriginRoute] = [:]) async throws -> TestOrigin {
+    /// Starts an origin on 127.0.0.1 at an ephemeral port; with `tls`, an HTTPS one presenting
+    /// that certificate.
+    public static func start(routes: [String: OriginRoute] = [:], tls: TestOriginTLS? = nil) async throws -> TestOrigin {
         let shared = OriginState(routes: routes)
+        // Built before the group so a bad certificate file leaks no thread.
+        let sslContext = try tls.map { try $0.makeContext() }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let channel = try await ServerBootstrap(group: group)
@@ -37,6 +45,9 @@ public final class TestOrigin: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let connection = shared.accepted(channel)
                         channel.closeFuture.whenComplete { _ in shared.closed(connection: connection) }
+                        if let sslContext {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(
                             OriginHandler(shared: shared, connection: connection)
@@ -49,7 +60,7 @@ public final class TestOrigin: Sendable {
                 try? await channel.close()
                 throw ChannelError.unknownLocalAddress
             }
-            return TestOrigin(port: port, group: group, serverChannel: channel, shared: shared)
+            return TestOrigin(port: port, scheme: tls == nil ? "http" : "https", group: group, serverChannel: channel, shared: shared)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -63,11 +74,11 @@ public final class TestOrigin: Sendable {
         }
     }
 
-    /// `http://HOST:PORT` followed by `pathAndQuery` (a leading `/` is added when missing).
+    /// `SCHEME://HOST:PORT` followed by `pathAndQuery` (a leading `/` is added when missing).
     public func url(_ pathAndQuery: String, host: String = "127.0.0.1") -> String {
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let target = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
-        return "http://\(hostPart):\(self.port)\(target)"
+        return "\(self.scheme)://\(hostPart):\(self.port)\(target)"
     }
 
     /// Sets (or replaces) the route for `path`; requests arriving afterwards use it.
