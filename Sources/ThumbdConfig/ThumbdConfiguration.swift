@@ -109,6 +109,14 @@ public struct ThumbdConfiguration: Sendable {
         d.download.totalTimeout = try s.seconds("download.timeout", default: 30, range: 0.05...3600)
         d.download.maxBytes = try s.int("download.max_bytes", default: 20_000_000, range: 1024...2_000_000_000)
         d.download.maxRedirects = try s.int("download.max_redirects", default: 5, range: 0...20)
+        d.download.allowInsecureRedirects = try s.bool("download.allow_insecure_redirects", default: false)
+        if let caFile = s.string("download.ca_file") {
+            // Checked here: otherwise every https download would fail later, as origin_tls.
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw s.invalid("download.ca_file", caFile, "a readable PEM file of certificate authorities")
+            }
+            d.download.caFile = caFile
+        }
         d.download.userAgent = s.string("download.user_agent", default: "thumbd/1.0")
         var networks: [CIDR] = []
         if let text = s.string("download.allow_networks") {

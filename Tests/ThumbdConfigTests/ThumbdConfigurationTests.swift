@@ -24,6 +24,8 @@ struct ThumbdConfigurationTests {
         #expect(d.download.totalTimeout == .seconds(30))
         #expect(d.download.maxBytes == 20_000_000)
         #expect(d.download.maxRedirects == 5)
+        #expect(d.download.allowInsecureRedirects == false)
+        #expect(d.download.caFile == nil)
         #expect(d.download.policy.allowNetworks.isEmpty)
         #expect(d.pipeline.decodeLimits.maxPixels == 50_000_000)
         #expect(config.cacheLocation.url.path == "/home/tester/.cache/thumbd")
@@ -89,6 +91,8 @@ struct ThumbdConfigurationTests {
         ("THUMBD_CACHE_FSYNC", "sometimes", "cache.fsync"),
         ("THUMBD_LOG_LEVEL", "loud", "server.log_level"),
         ("THUMBD_SERVER_ACTIVITY_SAMPLE", "0", "server.activity_sample"),
+        ("THUMBD_DOWNLOAD_ALLOW_INSECURE_REDIRECTS", "sometimes", "download.allow_insecure_redirects"),
+        ("THUMBD_DOWNLOAD_CA_FILE", "/nonexistent/ca.pem", "download.ca_file"),
     ])
     func invalidValues(_ variable: String, _ value: String, _ key: String) async throws {
         var environment = Self.home
@@ -97,6 +101,17 @@ struct ThumbdConfigurationTests {
             _ = try await ThumbdConfiguration.load(environment: environment)
         }
         #expect(error?.message.contains(key) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("download.allow_insecure_redirects and download.ca_file are read")
+    func redirectAndTrustSettings() async throws {
+        let caFile = try write("not read until a download needs it")
+        var environment = Self.home
+        environment["THUMBD_DOWNLOAD_ALLOW_INSECURE_REDIRECTS"] = "true"
+        environment["THUMBD_DOWNLOAD_CA_FILE"] = caFile
+        let config = try await ThumbdConfiguration.load(environment: environment)
+        #expect(config.daemon.download.allowInsecureRedirects)
+        #expect(config.daemon.download.caFile == caFile)
     }
 
     @Test("A missing or malformed file is refused with its path")

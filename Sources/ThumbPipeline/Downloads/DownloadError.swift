@@ -14,8 +14,16 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case originTooLarge = "origin_too_large"
         /// The connection ended before the announced body did.
         case originTruncated = "origin_truncated"
-        /// DNS failure, connection refused or reset, TLS failure.
+        /// DNS failure (no such name), connection refused or reset.
         case originUnreachable = "origin_unreachable"
+        /// The TLS handshake failed: a certificate that is self-signed, expired, for another name, or
+        /// from an authority nobody trusts here. Never retried, never trusted anyway.
+        case originTLS = "origin_tls"
+        /// A redirect from https to plain http, refused unless `download.allow_insecure_redirects`:
+        /// an image fetched over TLS must not come back over a connection anyone can change.
+        case insecureRedirect = "insecure_redirect"
+        /// The response head (status line and header fields) is larger than a download takes.
+        case originHeadersTooLarge = "origin_headers_too_large"
     }
 
     public let code: Code

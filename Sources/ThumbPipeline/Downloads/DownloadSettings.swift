@@ -13,6 +13,11 @@ public struct DownloadSettings: Sendable {
     /// Larger bodies are cut off while streaming, never buffered whole.
     public var maxBytes: Int = 20_000_000
     public var maxRedirects: Int = 5
+    /// Follow a redirect from https to http. Off: such a redirect is `insecure_redirect`.
+    public var allowInsecureRedirects: Bool = false
+    /// A PEM file of certificate authorities trusted for https origins besides the system's (an
+    /// internal CA); nil: the system's only.
+    public var caFile: String?
     /// Which addresses and hosts may be reached.
     public var policy: AddressPolicy = AddressPolicy()
     public var userAgent: String = "thumbd/1.0"

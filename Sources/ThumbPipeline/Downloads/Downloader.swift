@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NetworkGuard
 import Synchronization
 import ThumbCache
@@ -40,6 +41,16 @@ public final class Downloader: Sendable {
         configuration.decompression = .disabled
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = settings.maxPerHost
         configuration.dnsOverride = pinning
+        if !pinning.isEmpty {
+            // The pinned client is the HTTPS one. A certificate that fails its check fails the same
+            // way on every attempt: retrying until the connect timeout would only delay the answer.
+            configuration.connectionPool.retryConnectionEstablishment = false
+        }
+        if let caFile = settings.caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            configuration.tlsConfiguration = tls
+        }
         return configuration
     }
 
@@ -89,7 +100,11 @@ public final class Downloader: Sendable {
                 guard hops <= settings.maxRedirects else {
                     throw DownloadError(.tooManyRedirects, "more than \(settings.maxRedirects) redirects, starting at \(first)")
                 }
-                current = try current.resolving(location)
+                let next = try current.resolving(location)
+                if current.isDowngrade(to: next), !settings.allowInsecureRedirects {
+                    throw DownloadError(.insecureRedirect, "\(current) redirected to \(next), from https to plain http")
+                }
+                current = next
             }
         }
     }
@@ -137,6 +152,7 @@ public final class Downloader: Sendable {
         } catch {
             throw Self.translate(error, url: url, phase: "connecting")
         }
+        try Self.checkHeadSize(response.headers, url: url)
         let status = Int(response.status.code)
         switch status {
         case 301, 302, 303, 307, 308:
@@ -182,33 +198,6 @@ public final class Downloader: Sendable {
         let etag = headers.first(name: "etag"), lastModified = headers.first(name: "last-modified")
         guard etag != nil || lastModified != nil else { return nil }
         return CacheValidators(etag: etag, lastModified: lastModified)
-    }
-
-    /// The HTTP client's and NIO's errors, in our codes.
-    static func translate(_ error: any Error, url: OriginURL, phase: String) -> any Error {
-        if error is CancellationError { return error }
-        if let error = error as? DownloadError { return error }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout, .readTimeout, .deadlineExceeded, .writeTimeout:
-                return DownloadError(.originTimeout, "\(url) timed out while \(phase)")
-            case .cancelled:
-                return CancellationError()
-            case .remoteConnectionClosed:
-                return phase == "reading the body"
-                    ? DownloadError(.originTruncated, "\(url) closed the connection before the body ended")
-                    : DownloadError(.originUnreachable, "\(url) closed the connection")
-            default:
-                break
-            }
-        }
-        if error is HTTPParserError, phase == "reading the body" {
-            return DownloadError(.originTruncated, "\(url) sent a malformed or incomplete body (\(error))")
-        }
-        if error is NIOConnectionError || error is IOError || error is ChannelError {
-            return DownloadError(.originUnreachable, "cannot connect to \(url): \(error)")
-        }
-        return DownloadError(.originUnreachable, "\(url) failed while \(phase): \(error)")
     }
 }
 

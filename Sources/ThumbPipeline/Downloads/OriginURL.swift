@@ -49,6 +49,11 @@ struct OriginURL: Sendable, CustomStringConvertible {
         "\(scheme)://\(address.urlHost):\(port)\(pathAndQuery)"
     }
 
+    /// Whether following a redirect from here to `next` leaves TLS behind (https to plain http).
+    func isDowngrade(to next: OriginURL) -> Bool {
+        scheme == "https" && next.scheme == "http"
+    }
+
     /// A `Location` header resolved against this URL.
     func resolving(_ location: String) throws(DownloadError) -> OriginURL {
         guard let base = URL(string: text), let target = URL(string: location, relativeTo: base)?.absoluteString else {

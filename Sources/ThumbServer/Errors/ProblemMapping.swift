@@ -36,7 +36,8 @@ extension Problem {
         case .destinationBlocked: .forbidden
         // The origin's "not found" is the client's answer too; any other origin status is our gateway's failure.
         case .originStatus: error.originStatus == 404 || error.originStatus == 410 ? .notFound : .badGateway
-        case .tooManyRedirects, .originTruncated, .originUnreachable: .badGateway
+        // The origin misbehaved or could not be reached safely: our gateway's failure, never the client's.
+        case .tooManyRedirects, .originTruncated, .originUnreachable, .originTLS, .insecureRedirect, .originHeadersTooLarge: .badGateway
         case .originTimeout: .gatewayTimeout
         case .originTooLarge: .contentTooLarge
         }
