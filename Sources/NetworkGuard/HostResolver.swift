@@ -25,6 +25,16 @@ public struct HostResolver: Sendable {
         }
     }
 
+    /// Answers as this resolver does, but only after `delay`: a DNS server that takes its time,
+    /// for tests (a real one cannot be slowed without root). Cancelling the lookup ends the wait, as
+    /// it does for the system resolver.
+    public func delayed(by delay: Duration) -> HostResolver {
+        HostResolver { [lookUp] host, port in
+            try await Task.sleep(for: delay)
+            return try await lookUp(host, port)
+        }
+    }
+
     private init(lookUp: @escaping @Sendable (_ host: String, _ port: Int) async throws -> [IPAddress]) {
         self.lookUp = lookUp
     }

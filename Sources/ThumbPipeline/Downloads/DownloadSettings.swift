@@ -1,6 +1,6 @@
 import NetworkGuard
 
-/// The downloader's limits. Every field is a key of `download:` in config/thumbd.yaml.
+/// The downloader's limits. Every field but `resolver` is a key of `download:` in config/thumbd.yaml.
 public struct DownloadSettings: Sendable {
     /// Downloads in flight at once, over all hosts.
     public var maxConcurrent: Int = 16
@@ -21,6 +21,9 @@ public struct DownloadSettings: Sendable {
     /// Which addresses and hosts may be reached.
     public var policy: AddressPolicy = AddressPolicy()
     public var userAgent: String = "thumbd/1.0"
+    /// Not a setting: how host names become addresses. The system resolver, or in tests one that
+    /// answers from a table or slowly (a DNS server that takes its time cannot be had without root).
+    public var resolver: HostResolver = HostResolver()
 
     public init() {}
 }

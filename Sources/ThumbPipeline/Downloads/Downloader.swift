@@ -18,7 +18,7 @@ public final class Downloader: Sendable {
     private let client: HTTPClient
     private let eventLoopGroup: any EventLoopGroup
     private let slots: DownloadSlots
-    private let resolver = HostResolver()
+    private let resolver: HostResolver
     private let logger: Logger
     private let metrics: DownloadMetrics
     private let isShutDown = Mutex(false)
@@ -27,6 +27,7 @@ public final class Downloader: Sendable {
                 metrics: DownloadMetrics = DownloadMetrics(), logger: Logger = Logger(label: "thumbd.download")) {
         self.settings = settings
         self.eventLoopGroup = eventLoopGroup
+        resolver = settings.resolver
         client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: Self.clientConfiguration(settings))
         slots = DownloadSlots(total: settings.maxConcurrent, perHost: settings.maxPerHost)
         self.logger = logger
@@ -122,6 +123,9 @@ public final class Downloader: Sendable {
             throw DownloadError(.destinationBlocked, blocked.description)
         } catch is CancellationError {
             throw CancellationError()
+        } catch let failure as ResolutionError {
+            // Its text already says "cannot resolve HOST: why".
+            throw DownloadError(.originUnreachable, failure.description)
         } catch {
             throw DownloadError(.originUnreachable, "cannot resolve \(url.host): \(error)")
         }
