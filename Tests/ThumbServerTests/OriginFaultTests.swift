@@ -3,7 +3,7 @@ import TestOrigin
 import Testing
 import ThumbCache
 
-@Suite("Origin faults: each with its problem code, nothing cached")
+@Suite("Origin faults: each with its problem code, nothing cached, no download slot held")
 struct OriginFaultTests {
     struct Fault: Sendable, CustomTestStringConvertible {
         let name: String
@@ -12,7 +12,16 @@ struct OriginFaultTests {
         let code: String
         /// Short only where the timeout is the fault; elsewhere long enough for a loaded machine.
         var timeout: Duration = .seconds(15)
+        /// More routes the fault needs (the hops of a redirect chain).
+        var otherRoutes: [String: OriginRoute] = [:]
         var testDescription: String { name }
+    }
+
+    /// `/hop/0` redirects to `/hop/1`, and so on to `/hop/{count}`, the photo: distinct URLs, no loop.
+    static func redirectChain(_ count: Int) -> [String: OriginRoute] {
+        var routes: [String: OriginRoute] = ["/hop/\(count)": .image(Images.jpeg)]
+        for hop in 0..<count { routes["/hop/\(hop)"] = .redirect(to: "/hop/\(hop + 1)") }
+        return routes
     }
 
     static let faults: [Fault] = [
@@ -27,7 +36,23 @@ struct OriginFaultTests {
         Fault(name: "a body over the cap (announced)", route: .sized(length: 3_000_000, contentType: "image/jpeg"),
               status: 413, code: "origin_too_large"),
         Fault(name: "a body over the cap (streamed, no length)", route: .endless(chunk: 256 * 1024), status: 413, code: "origin_too_large"),
+        // Cut at the declared length (the rest is no part of the response): a JPEG without its end.
+        Fault(name: "a body longer than its Content-Length", route: .overlong(bytes: Images.jpeg, declaredLength: 2000),
+              status: 422, code: "truncated_image"),
+        // Chunked and endless, but slow: 10 KiB a second meets the timeout long before the byte cap.
+        Fault(name: "a chunked body that never ends, slowly", route: .endless(chunk: 1024, every: .milliseconds(100)),
+              status: 504, code: "origin_timeout", timeout: .milliseconds(1500)),
+        Fault(name: "a body that drips one byte a second", route: .drip(bytes: Images.jpeg, every: .seconds(1)),
+              status: 504, code: "origin_timeout", timeout: .milliseconds(1500)),
         Fault(name: "a redirect loop", route: .redirect(to: "/fault"), status: 502, code: "too_many_redirects"),
+        Fault(name: "a chain of 20 redirects (distinct URLs)", route: .redirect(to: "/hop/0"), status: 502, code: "too_many_redirects",
+              otherRoutes: redirectChain(20)),
+        // Over thumbd's 32 KiB, under NIO's 80 KiB: refused by the downloader's own check.
+        Fault(name: "64 KiB of response headers", route: .withHeaders(OriginHeader.filler(count: 64, valueLength: 1024), .image(Images.jpeg)),
+              status: 502, code: "origin_headers_too_large"),
+        // Over NIO's 80 KiB: refused by the HTTP parser, the same code.
+        Fault(name: "128 KiB of response headers", route: .withHeaders(OriginHeader.filler(count: 128, valueLength: 1024), .image(Images.jpeg)),
+              status: 502, code: "origin_headers_too_large"),
         Fault(name: "a redirect to the metadata address", route: .redirect(to: "http://169.254.169.254/latest/meta-data/"),
               status: 403, code: "destination_blocked"),
         Fault(name: "a redirect to 127.0.0.2 (not allow-listed)", route: .redirect(to: "http://127.0.0.2:9/x.jpg"),
@@ -40,18 +65,31 @@ struct OriginFaultTests {
 
     @Test("Origin fault", arguments: faults)
     func fault(_ fault: Fault) async throws {
-        let origin = try await TestOrigin.start(routes: ["/fault": fault.route])
-        let daemon = try await TestDaemon.start {
-            $0.download.maxBytes = 1_000_000
-            $0.download.totalTimeout = fault.timeout
-        }
+        var routes = fault.otherRoutes
+        routes["/fault"] = fault.route
+        routes[FaultAftermath.goodPath] = .image(Images.jpeg)
+        let origin = try await TestOrigin.start(routes: routes)
+        let daemon = try await FaultAftermath.faultDaemon(timeout: fault.timeout)
         let reply = try await daemon.get(daemon.thumbnailPath(origin.url("/fault")))
-        #expect(reply.status == fault.status)
-        #expect(reply.problemCode == fault.code)
-        #expect(reply.header("content-type") == "application/problem+json")
-        #expect(daemon.cache.memory.stats.entries == 0)
-        #expect(try daemon.cache.disk?.entries().isEmpty == true)
+        try FaultAftermath.expect(reply, status: fault.status, code: fault.code, daemon: daemon)
+        try await FaultAftermath.expectSlotFree(daemon: daemon, goodURL: origin.url(FaultAftermath.goodPath))
         try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A redirect chain stops at max_redirects: the hops after it are never asked for")
+    func redirectChainStopsAtTheLimit() async throws {
+        let origin = try await TestOrigin.start(routes: Self.redirectChain(20))
+        let daemon = try await FaultAftermath.faultDaemon()
+        let reply = try await daemon.get(daemon.thumbnailPath(origin.url("/hop/0")))
+        try FaultAftermath.expect(reply, status: 502, code: "too_many_redirects", daemon: daemon)
+        // The first URL and five redirects, each asked once.
+        #expect(origin.allRequests.map(\.path) == (0...5).map { "/hop/\($0)" })
+        try await daemon.stop()
+        // The same chain is good when the limit allows 20 hops: the fault above is the count alone.
+        let patient = try await FaultAftermath.faultDaemon { $0.download.maxRedirects = 20 }
+        #expect(try await patient.get(patient.thumbnailPath(origin.url("/hop/0"))).status == 200)
+        try await patient.stop()
         try await origin.shutdown()
     }
 
