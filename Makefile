@@ -86,10 +86,11 @@ fleet-deps:
 # CMYK print profile and ProPhoto RGB, from Debian's libgs-common), Pillow's ImageCms (Little CMS,
 # built apart from ours) and thumbhash-python. Installed when missing; a test whose reference is
 # still missing fails or says SKIPPED with the reason. thumbhash-python pins an old Pillow it does
-# not need for hashing: --no-deps keeps the Pillow the other references use.
-REFERENCE_PACKAGES := libgs-common
+# not need for hashing: --no-deps keeps the Pillow the other references use. The TLS origin tests
+# make their certificates (a CA, good, expired, self-signed) with the openssl command at run time.
+REFERENCE_PACKAGES := libgs-common openssl
 reference-deps:
-	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests will FAIL")
+	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management and TLS origin tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests or the TLS origin tests will FAIL")
 	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
 	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
