@@ -17,7 +17,7 @@ public final class Downloader: Sendable {
     public let settings: DownloadSettings
     private let client: HTTPClient
     private let eventLoopGroup: any EventLoopGroup
-    private let slots: DownloadSlots
+    let slots: DownloadSlots
     private let resolver: HostResolver
     private let logger: Logger
     private let metrics: DownloadMetrics
