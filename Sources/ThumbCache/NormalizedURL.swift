@@ -36,6 +36,9 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
         } else if let colon = host.lastIndex(of: ":") {
             port = host[host.index(after: colon)...]
             host = host[..<colon]
+            // Only an IPv6 literal, in brackets, holds a colon: "a:b:80" is no host and port, and
+            // keyed as "a:b" it would not read back.
+            guard !host.contains(":") else { throw CacheKeyError(message: "malformed host in URL") }
         }
         guard !host.isEmpty else { throw CacheKeyError(message: "URL has no host") }
         if let port {

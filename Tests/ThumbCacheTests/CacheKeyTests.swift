@@ -21,6 +21,24 @@ struct CacheKeyTests {
         #expect(throws: CacheKeyError.self) { try NormalizedURL(input) }
     }
 
+    /// Found by the query fuzz target (TestImages/fuzz-regressions/query): the last colon was taken
+    /// for the port's and the rest kept as the host, so "HTTPS://::443" became the key URL
+    /// "https://:/", which is refused when read back (a listed entry could not be named to delete it).
+    @Test("a colon in the host outside brackets is refused",
+          arguments: ["HTTPS://::443", "https://shop.exampl:80e:443/?only=query", "http://a:b/x.jpg", "http://a:b:80/", "http://::/"])
+    func colonInHostIsRefused(_ input: String) {
+        #expect(throws: CacheKeyError.self) { try NormalizedURL(input) }
+    }
+
+    @Test("a normalized URL normalizes to itself", arguments: [
+        "HTTP://Example.COM/a/B.jpg", "https://example.com:443/x?b=2&a=1#frag", "http://[::1]:80/x", "http://[2001:db8::1]:8080",
+        "https://user:pw@Shop.Example:8443?q=1", "http://a@b@c:81/p#q",
+    ])
+    func normalizationIsStable(_ input: String) throws {
+        let url = try NormalizedURL(input)
+        #expect(try NormalizedURL(url.value) == url)
+    }
+
     @Test func equivalentURLsShareAKeyAndVariantsDoNot() throws {
         let variant = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82)
         let a = try CacheKey(url: "HTTPS://Example.com:443/p.jpg#x", variant: variant)
