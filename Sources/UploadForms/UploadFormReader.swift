@@ -1,4 +1,3 @@
-import MultipartKit
 import NIOCore
 import UploadPreparation
 
@@ -32,11 +31,9 @@ public final class UploadFormReader {
     private enum Field { case image(name: String), params }
 
     private let limits: UploadFormLimits
-    private let parser: MultipartParser
-    private var headers: [(String, String)] = []
+    private var stream: MultipartStream
     private var current: Field?
     private var currentBytes: [UInt8] = []
-    private var partOpen = false
     private var sawPart = false
     private var images: [SourceImage] = []
     private var params: [UInt8]?
@@ -56,10 +53,7 @@ public final class UploadFormReader {
             throw UploadError(.invalidUpload, "the multipart/form-data Content-Type has no valid boundary parameter")
         }
         self.limits = limits
-        self.parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { [unowned self] name, value in headers.append((name, value)) }
-        parser.onBody = { [unowned self] body in receive(body.readableBytesView) }
-        parser.onPartComplete = { [unowned self] in completePart() }
+        self.stream = MultipartStream(boundary: boundary)
     }
 
     /// Checks the announced length before any of the body is read.
@@ -71,16 +65,22 @@ public final class UploadFormReader {
         received += buffer.readableBytes
         guard received <= limits.maxRequestBytes else { throw requestTooLarge(received) }
         do {
-            try parser.execute(buffer)
+            try stream.feed(buffer.readableBytesView) { event in
+                switch event {
+                case .partHeaders(let headers): openPart(headers)
+                case .body(let bytes): receive(bytes)
+                case .partEnd: completePart()
+                }
+            }
         } catch {
-            throw failure ?? UploadError(.invalidUpload, "the multipart body is malformed (\(error))")
+            throw failure ?? UploadError(.invalidUpload, "the multipart body is malformed: \(error)")
         }
         if let failure { throw failure }
     }
 
     public func finish() throws(UploadError) -> UploadForm {
         if let failure { throw failure }
-        guard !partOpen, headers.isEmpty else {
+        guard stream.isClosed || !sawPart else {
             throw UploadError(.invalidUpload, "the multipart body ends inside a part (truncated upload)")
         }
         guard sawPart else { throw UploadError(.noImages, "the form holds no parts: send 1 to \(limits.maxImages) `images` files") }
@@ -91,13 +91,11 @@ public final class UploadFormReader {
         UploadError(.requestTooLarge, "the request body is over \(limits.maxRequestBytes) bytes (\(bytes) seen)")
     }
 
-    /// The first body bytes (or the end of an empty part) close a part's headers: it is judged then.
-    private func openPart() {
-        partOpen = true
+    /// A part is judged by its headers, before any of its content is kept.
+    private func openPart(_ headers: [(name: String, value: String)]) {
         sawPart = true
         currentBytes = []
-        let disposition = headers.first { $0.0.lowercased() == "content-disposition" }.map { HeaderParameters($0.1) }
-        headers = []
+        let disposition = headers.first { $0.name.lowercased() == "content-disposition" }.map { HeaderParameters($0.value) }
         switch disposition?["name"] {
         case RegistrationForm.imagesField?, "images[]"?, "image"?:
             guard images.count < limits.maxImages else {
@@ -115,8 +113,7 @@ public final class UploadFormReader {
         }
     }
 
-    private func receive(_ bytes: ByteBufferView) {
-        if !partOpen { openPart() }
+    private func receive(_ bytes: ArraySlice<UInt8>) {
         guard failure == nil, let current else { return }
         currentBytes.append(contentsOf: bytes)
         switch current {
@@ -131,8 +128,7 @@ public final class UploadFormReader {
     }
 
     private func completePart() {
-        if !partOpen { openPart() }
-        defer { partOpen = false; current = nil; currentBytes = [] }
+        defer { current = nil; currentBytes = [] }
         guard failure == nil, let current else { return }
         switch current {
         case .image(let name): images.append(SourceImage(name: name, bytes: currentBytes))

@@ -125,6 +125,23 @@ struct UploadTests {
         try await daemon.stop()
     }
 
+    /// A non-ASCII byte in a part's header name stopped the whole daemon with one request (the
+    /// multipart parser it used indexed a table with it). Now: a 400 that says why, and the next
+    /// upload is served.
+    @Test func hostileHeaderNameIsABadUploadNotACrash() async throws {
+        let daemon = try await TestDaemon.start(memoryOnly: true)
+        let boundary = "----thumbdTestBoundary7MA4YWxk"
+        var body = Array("--\(boundary)\r\nContent-Disposit".utf8)
+        body += [0x95, 0x90]
+        body += Array("n: form-data; name=\"images\"\r\n\r\nx\r\n--\(boundary)--\r\n".utf8)
+        let reply = try await Self.post(daemon, body: body)
+        #expect(reply.status == 400)
+        #expect(reply.problemCode == "invalid_upload")
+        let next = try await Self.post(daemon, "?budget=300KiB", body: Self.form(images: [Self.photos[0]]))
+        #expect(next.status == 200)
+        try await daemon.stop()
+    }
+
     /// The same image rules as the library: an unreachable budget and a corrupt image name the image.
     @Test func imageFailuresNameTheImage() async throws {
         let daemon = try await TestDaemon.start(memoryOnly: true)
