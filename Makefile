@@ -30,7 +30,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -141,6 +141,31 @@ asan-broken: deps
 # The cache's concurrency tests under ThreadSanitizer (separate build folder; not part of CI).
 tsan-cache: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ThumbCacheTests
+
+# libFuzzer on thumbd's parsers (Fuzz/README.md): thumbd-fuzz built with libFuzzer and AddressSanitizer
+# in its own build folder, then every target for FUZZ_SECONDS each (FUZZ_SECONDS=20 for CI; FUZZ_TARGETS
+# picks some). Seeds come from TestImages/ and $(CORPORA) at run time; the grown corpora, logs and
+# crash artifacts go to FUZZ_WORK, outside the repository. Exit status 1 when a target crashed.
+FUZZ_SECONDS ?= 600
+FUZZ_SCRATCH ?= .build-fuzz
+FUZZ_WORK    ?= /tmp/thumbd-fuzz
+
+# The Swift driver keeps only the last -sanitize= flag it is given, and SwiftPM writes one per
+# --sanitize, so `--sanitize=fuzzer --sanitize=address` alone leaves Swift code without coverage.
+# SwiftPM's two flags instrument the C code and tell it that libFuzzer brings `main`; the combined
+# -sanitize=fuzzer,address after them is the one swiftc uses for Swift code and for the link.
+# gold warns about each of ASan's local symbols on every link: those lines are left out.
+FUZZ_FLAGS := --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -DTHUMBD_LIBFUZZER
+
+fuzz-build: deps
+	@mkdir -p $(FUZZ_SCRATCH)
+	{ $(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product thumbd-fuzz $(FUZZ_FLAGS) $(BUILD_FLAGS) 2>&1; \
+	    echo $$? > $(FUZZ_SCRATCH)/build-status; } | \
+	  grep -v "Cannot export local symbol '__asan"; exit $$(cat $(FUZZ_SCRATCH)/build-status)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_WORK=$(FUZZ_WORK) CORPORA=$(CORPORA) FUZZ_BIN=$(FUZZ_SCRATCH)/debug/thumbd-fuzz \
+	  Fuzz/run-fuzz.sh
 
 clean:
 	rm -rf .build .build-*

@@ -195,6 +195,20 @@ let package = Package(
             ]
         ),
 
+        // libFuzzer targets for thumbd's parsers (Fuzz/README.md, `make fuzz`): the targets, safe Swift over
+        // bytes, and `thumbd-fuzz`, libFuzzer's entry points when built with `--sanitize=fuzzer` and
+        // `-DTHUMBD_LIBFUZZER` (`make fuzz-build`), a program that replays files through a target otherwise.
+        .target(
+            name: "ThumbdFuzzTargets",
+            dependencies: [
+                "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "Thumbnailer",
+                "UploadForms", "UploadPreparation", "ThumbCache", "ThumbServer", "ThumbPipeline", "ThumbdConfig",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/Sources/ThumbdFuzzTargets"
+        ),
+        .executableTarget(name: "thumbd-fuzz", dependencies: ["ThumbdFuzzTargets"], path: "Fuzz/Sources/thumbd-fuzz"),
+
         .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache"], path: "Tests/TestSupport",
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
@@ -243,6 +257,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
+        // The inputs the fuzz targets found bugs with (TestImages/fuzz-regressions), run through them again.
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["ThumbdFuzzTargets", "TestSupport"]),
         // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.
         .testTarget(name: "ThumbdBenchTests", dependencies: ["TestSupport", "ThumbdBench", "thumbd", "ChildProcess", "ThumbCache"]),
     ],

@@ -5,10 +5,11 @@ import ThumbPipeline
 /// Validated thumbnail queries by their raw text. Parsing (percent-decoding, URL normalization,
 /// signature check, the key's SHA-256) costs more than serving a hit from memory, and hot
 /// thumbnails are asked for with the same query again and again, so each distinct query is parsed
-/// once. Only valid queries are kept; the table is emptied when it reaches its size.
-final class ThumbnailQueryMemo: Sendable {
+/// once. Only valid queries are kept; the table is emptied when it reaches its size. `package` for
+/// the query fuzz target (Fuzz/), which parses as the fast path does.
+package final class ThumbnailQueryMemo: Sendable {
     /// A class: a hit takes it from the table with one retain, not one per string inside it.
-    final class Parsed: Sendable {
+    package final class Parsed: Sendable {
         let query: ThumbnailQuery
         /// The key for clients whose Accept does not take WebP (or any client, for explicit formats).
         let plainKey: CacheKey
@@ -22,7 +23,7 @@ final class ThumbnailQueryMemo: Sendable {
 
         var variesByAccept: Bool { webpKey != nil }
 
-        func key(accept: String?) -> CacheKey {
+        package func key(accept: String?) -> CacheKey {
             guard let webpKey, let avifKey, let accept else { return plainKey }
             // The cheap test first: most requests of a hot thumbnail come from one kind of browser.
             if accept.contains("avif"), ThumbnailQuery.accepts("image/avif", accept) { return avifKey }
@@ -30,7 +31,7 @@ final class ThumbnailQueryMemo: Sendable {
             return plainKey
         }
 
-        func spec(for key: CacheKey) -> ThumbnailSpec {
+        package func spec(for key: CacheKey) -> ThumbnailSpec {
             query.spec(accept: key == avifKey ? "image/avif" : key == webpKey ? "image/webp" : nil)
         }
     }
@@ -40,12 +41,12 @@ final class ThumbnailQueryMemo: Sendable {
     private let table = Mutex<[String: Parsed]>([:])
     static let capacity = 20_000
 
-    init(settings: ServerSettings) {
+    package init(settings: ServerSettings) {
         self.settings = settings
         signer = settings.signingKey.map(URLSigner.init(key:))
     }
 
-    func parse(_ rawQuery: String?) throws -> Parsed {
+    package func parse(_ rawQuery: String?) throws -> Parsed {
         let raw = rawQuery ?? ""
         if let known = table.withLock({ $0[raw] }) { return known }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
