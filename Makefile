@@ -134,11 +134,21 @@ bench-ui: deps release
 bench-prepare: deps release
 	.build/release/thumbd-bench prepare --corpus $(CORPORA)/photos
 
-# The hostile-file suites under AddressSanitizer (separate build folder; slow, not part of CI). Leak
-# detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass 1 GiB.
+# The hostile-file suites, the codec, colour, placeholder and thumbnail tests and every fuzz regression
+# under AddressSanitizer, with UndefinedBehaviorSanitizer on all C code (the C bridges and the C inside
+# dependencies: swiftc has no UBSan on Linux, so it comes through -Xcc); then every broken file through
+# the thumbnail fuzz target, the whole path from bytes (sniff, header, limits, decode, colour, orient,
+# resize, ThumbHash, encode in each format, metadata). Separate build folder; slow, not part of CI.
+# Leak detection is off because XCTest's own runner leaks a few bytes; no single allocation may pass
+# 1 GiB. A UBSan report stops the run (-fno-sanitize-recover).
+SANITIZE_FLAGS := --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+SANITIZE_ENV := THUMBD_SANITIZER=address SWIFT_BACKTRACE=enable=no UBSAN_OPTIONS=print_stacktrace=1 \
+  ASAN_OPTIONS=detect_leaks=0:max_allocation_size_mb=1024:hard_rss_limit_mb=1536
+SANITIZED_TESTS := BrokenCorpus|ThumbnailCommandTests|PNGCodecTests|PNGRobustness|PNGSuite|WebPCodecTests|JPEGCodecTests|JPEGConformance|AVIFCodecTests|ColorManagementTests|ImagePlaceholderTests|ThumbnailerTests|MultipartReaderTests|FuzzRegressionTests
+
 asan-broken: deps
-	THUMBD_SANITIZER=address ASAN_OPTIONS=detect_leaks=0:max_allocation_size_mb=1024:hard_rss_limit_mb=1536 \
-	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter 'BrokenCorpus|ThumbnailCommandTests|PNGCodecTests|PNGRobustness|PNGSuite|WebPCodecTests|JPEGCodecTests|JPEGConformance'
+	$(SANITIZE_ENV) $(SWIFT) test $(SANITIZE_FLAGS) --scratch-path .build-asan --filter '$(SANITIZED_TESTS)'
+	find $(CORPORA)/broken -type f -print0 | $(SANITIZE_ENV) xargs -0 .build-asan/debug/thumbd-fuzz thumbnail
 
 # The cache's concurrency tests under ThreadSanitizer (separate build folder; not part of CI).
 tsan-cache: deps
