@@ -91,8 +91,9 @@ public final class Daemon: Sendable {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                ThumbnailFastPathInstaller(limits: limits) { deadlines in
-                    ThumbnailFastPath(route: thumbnails, readiness: readiness, deadlines: deadlines, observe: observe)
+                ThumbnailFastPathInstaller(limits: limits) { deadlines, handedOn in
+                    (RawHitAnswerer(route: thumbnails, readiness: readiness, deadlines: deadlines, handedOn: handedOn, observe: observe),
+                     ThumbnailFastPath(route: thumbnails, readiness: readiness, deadlines: deadlines, handedOn: handedOn, observe: observe))
                 },
             ])),
             configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),

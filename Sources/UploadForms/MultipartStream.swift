@@ -133,7 +133,7 @@ struct MultipartStream {
                 throw Malformed(description: "a part's header line has no name")
             }
             let name = line[..<colon]
-            guard name.allSatisfy(isTokenByte) else {
+            guard name.allSatisfy(HTTPToken.isTokenByte) else {
                 throw Malformed(description: "a part's header name holds a character a header name may not")
             }
             fields.append((String(decoding: name, as: UTF8.self), trimmed(line[(colon + 1)...])))
@@ -146,17 +146,6 @@ struct MultipartStream {
         let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
         let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
         return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
-    }
-
-    /// RFC 9110's token characters: visible ASCII but the separators.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
-        default: false
-        }
     }
 
     /// The first index from `start` where `needle` begins in `pending`.

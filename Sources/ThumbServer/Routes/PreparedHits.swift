@@ -15,7 +15,13 @@ final class PreparedHits: Sendable {
         let tier: CacheHit.Tier
         let second: Int
         let head: HTTPResponseHead
+        let headBytes: ByteBuffer
         let body: ByteBuffer
+
+        init(checksum: Hash256, tier: CacheHit.Tier, second: Int, head: HTTPResponseHead, body: ByteBuffer) {
+            (self.checksum, self.tier, self.second, self.head, self.body) = (checksum, tier, second, head, body)
+            headBytes = head.encodedBytes()
+        }
     }
 
     private struct Table {

@@ -29,14 +29,17 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private let deadlines: ConnectionDeadlines
     private let readiness: Readiness
     private let observe: Observer
+    private let handedOn: HandedOnRequests
     private var passedOn = 0
     private var swallowingBody = false
     private var needsFlush = false
     private var closeAfterResponse = false
 
-    init(route: ThumbnailRoute, readiness: Readiness, deadlines: ConnectionDeadlines, observe: @escaping Observer) {
+    init(route: ThumbnailRoute, readiness: Readiness, deadlines: ConnectionDeadlines, handedOn: HandedOnRequests,
+         observe: @escaping Observer) {
         self.route = route
         self.deadlines = deadlines
+        self.handedOn = handedOn
         self.readiness = readiness
         self.observe = observe
     }
@@ -67,6 +70,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     let channel = context.channel
                     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                 }
+                handedOn.outstanding = max(0, handedOn.outstanding - 1)
                 observe(request.uri, Int(hit.head.status.code), hit.tier, start)
                 return
             }
@@ -121,6 +125,7 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
         case .end:
             passedOn = max(0, passedOn - 1)
+            handedOn.outstanding = max(0, handedOn.outstanding - 1)
             deadlines.responseEnded()
             guard closeAfterResponse else { return context.write(data, promise: promise) }
             closeAfterResponse = false
@@ -134,17 +139,20 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
 /// Hummingbird adds its extra handlers after its conversion to HTTP types; this one sets each
 /// connection up when it starts, then removes itself: it refuses a connection over
-/// `server.max_connections`, puts the fast path in front of that conversion, and the observer of
-/// raw input (for the connection's deadlines) in front of everything.
+/// `server.max_connections`, puts the fast path in front of that conversion, and in front of
+/// everything the observer of raw input (for the connection's deadlines) and the raw hit answerer.
 final class ThumbnailFastPathInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Any
 
-    private let limits: ConnectionLimits
-    private let makeFastPath: (ConnectionDeadlines) -> ThumbnailFastPath
+    /// The connection's two hit answerers, sharing what it has handed to NIO's decoder.
+    typealias Answerers = (raw: RawHitAnswerer, decoded: ThumbnailFastPath)
 
-    init(limits: ConnectionLimits, _ makeFastPath: @escaping (ConnectionDeadlines) -> ThumbnailFastPath) {
+    private let limits: ConnectionLimits
+    private let makeAnswerers: (ConnectionDeadlines, HandedOnRequests) -> Answerers
+
+    init(limits: ConnectionLimits, _ makeAnswerers: @escaping (ConnectionDeadlines, HandedOnRequests) -> Answerers) {
         self.limits = limits
-        self.makeFastPath = makeFastPath
+        self.makeAnswerers = makeAnswerers
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -156,8 +164,10 @@ final class ThumbnailFastPathInstaller: ChannelInboundHandler, RemovableChannelH
         let limits = limits
         context.channel.closeFuture.whenComplete { _ in limits.release() }
         let deadlines = ConnectionDeadlines(limits: limits, channel: context.channel)
+        let answerers = makeAnswerers(deadlines, HandedOnRequests())
         if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(makeFastPath(deadlines), position: .before(codec))
+            try? pipeline.addHandler(answerers.decoded, position: .before(codec))
+            try? pipeline.addHandler(answerers.raw, position: .first)
         }
         try? pipeline.addHandler(RawInputObserver(deadlines: deadlines), position: .first)
         deadlines.connectionStarted()

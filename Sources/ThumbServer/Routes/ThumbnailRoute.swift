@@ -69,10 +69,14 @@ struct ThumbnailRoute: Sendable {
     /// A fresh cache hit as ready NIO response parts, or nil when the request needs the full route
     /// (a miss, a stale entry, a bad parameter: the route makes the error document).
     func freshHit(uri: String, headers: HTTPHeaders, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
+        freshHit(uri: uri, accept: headers.first(name: "accept"), ifNoneMatch: headers.first(name: "if-none-match"),
+                 version: version, keepAlive: keepAlive)
+    }
+
+    func freshHit(uri: String, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
         guard let parsed = try? queries.parse(query) else { return nil }
-        let key = parsed.key(accept: headers.first(name: "accept"))
-        let ifNoneMatch = headers.first(name: "if-none-match")
+        let key = parsed.key(accept: accept)
         let (second, date) = HTTPDate.current
         let hit: CacheHit
         switch pipeline.cache.servable(key, readingUpTo: Self.sentUnreadFrom - 1) {
@@ -91,14 +95,16 @@ struct ThumbnailRoute: Sendable {
         if reusable, let prepared = prepared.lookup(key, tier: hit.tier, checksum: hit.metadata?.checksum, second: second) {
             // A disk hit sends the bytes it has just read; a memory hit, the buffer made for them.
             return FastHit(head: prepared.head, body: hit.tier == .memory ? prepared.body : ByteBuffer(bytes: hit.bytes),
-                           tier: hit.tier.rawValue)
+                           tier: hit.tier.rawValue, headBytes: prepared.headBytes)
         }
         let (status, responseHead) = nioHead(PipelineResult(hit), length: hit.bytes.count, ifNoneMatch: ifNoneMatch,
                                              variesByAccept: parsed.variesByAccept, date: date, version: version, keepAlive: keepAlive)
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: hit.tier.rawValue) }
         let body = ByteBuffer(bytes: hit.bytes)
         if reusable, let checksum = hit.metadata?.checksum {
-            prepared.store(key, .init(checksum: checksum, tier: hit.tier, second: second, head: responseHead, body: body))
+            let entry = PreparedHits.Entry(checksum: checksum, tier: hit.tier, second: second, head: responseHead, body: body)
+            prepared.store(key, entry)
+            return FastHit(head: responseHead, body: body, tier: hit.tier.rawValue, headBytes: entry.headBytes)
         }
         return FastHit(head: responseHead, body: body, tier: hit.tier.rawValue)
     }
@@ -120,24 +126,29 @@ struct ThumbnailRoute: Sendable {
         let reusable = ifNoneMatch == nil && keepAlive && version == .http1_1
         let status: HTTPResponse.Status
         let responseHead: HTTPResponseHead
+        var headBytes: ByteBuffer?
         if reusable, let prepared = prepared.lookup(key, tier: .disk, checksum: file.entry.metadata.checksum, second: date.second) {
-            (status, responseHead) = (.ok, prepared.head)
+            (status, responseHead, headBytes) = (.ok, prepared.head, prepared.headBytes)
         } else {
             let result = PipelineResult(bytes: [], contentType: file.entry.contentType ?? "application/octet-stream",
                                         checksum: file.entry.checksum, source: .disk, photo: file.entry.metadata.photo)
             (status, responseHead) = nioHead(result, length: file.entry.size, ifNoneMatch: ifNoneMatch, variesByAccept: parsed.variesByAccept,
                                              date: date.text, version: version, keepAlive: keepAlive)
             if reusable, status == .ok {
-                prepared.store(key, .init(checksum: file.entry.metadata.checksum, tier: .disk, second: date.second, head: responseHead,
-                                          body: ByteBuffer()))
+                let entry = PreparedHits.Entry(checksum: file.entry.metadata.checksum, tier: .disk, second: date.second,
+                                               head: responseHead, body: ByteBuffer())
+                prepared.store(key, entry)
+                headBytes = entry.headBytes
             }
         }
         guard status == .ok else { return FastHit(head: responseHead, body: nil, tier: "disk") }
-        if file.entry.size < Self.sentUnreadFrom { return FastHit(head: responseHead, body: ByteBuffer(bytes: file.bytes), tier: "disk") }
+        if file.entry.size < Self.sentUnreadFrom {
+            return FastHit(head: responseHead, body: ByteBuffer(bytes: file.bytes), tier: "disk", headBytes: headBytes)
+        }
         let descriptor = open(file.entry.filePath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
-        return FastHit(head: responseHead, body: nil, tier: "disk",
+        return FastHit(head: responseHead, body: nil, tier: "disk", headBytes: headBytes,
                        file: FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.entry.size), fileHandle: handle)
     }
 
@@ -205,6 +216,8 @@ struct FastHit {
     let head: HTTPResponseHead
     let body: ByteBuffer?
     let tier: String
+    /// The head already encoded, when it was prepared for reuse (the raw hit path writes it as is).
+    var headBytes: ByteBuffer? = nil
     var file: FileRegion? = nil
     var fileHandle: NIOFileHandle? = nil
 }
