@@ -32,22 +32,11 @@ struct BenchFleetNode {
             stdoutPath: (logs as NSString).appendingPathComponent("node-\(index)-run-\(run).log"))
         let server = BenchServer(process: process, port: port)
         let seconds: Double
-        do { seconds = try secondsUntilReady(server, since: started) } catch {
+        do { seconds = try server.secondsUntilReady(since: started) } catch {
             process.stop(SIGKILL, grace: 2)
             throw error
         }
         return (BenchFleetNode(index: index, port: port, cacheDirectory: cacheDirectory, server: server), seconds)
-    }
-
-    /// Seconds from `started` until /readyz answers 200, polled every 5 ms (the figure's resolution).
-    static func secondsUntilReady(_ server: BenchServer, since started: Double, timeout: Double = 60) throws -> Double {
-        while server.process.isRunning && BenchStats.now() - started < timeout {
-            if (try? BenchHTTP.get(port: server.port, path: "/readyz", timeout: 2))?.status == 200 { return BenchStats.now() - started }
-            usleep(5_000)
-        }
-        // Not ready: one last try, which fails with the node's last words.
-        try server.waitUntilReady(path: "/readyz", timeout: 0)
-        return BenchStats.now() - started
     }
 }
 

@@ -61,9 +61,18 @@ enum BenchHTTP {
     }
 
     static func get(port: Int, path: String, timeout: Double = 60) throws -> Response {
+        try request("GET", port: port, path: path, timeout: timeout)
+    }
+
+    /// Any method, with extra header lines ("Name: value") and a body (sent with its length).
+    static func request(_ method: String, port: Int, path: String, headers: [String] = [], body: [UInt8] = [],
+                        timeout: Double = 60) throws -> Response {
         let fd = try openConnection(port: port, timeout: timeout)
         defer { close(fd) }
-        try sendAll(fd, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\nConnection: close\r\n\r\n".utf8))
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\nConnection: close\r\n"
+        for line in headers { head += line + "\r\n" }
+        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        try sendAll(fd, Array((head + "\r\n").utf8) + body)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

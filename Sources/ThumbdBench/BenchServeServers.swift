@@ -28,6 +28,17 @@ struct BenchServer {
             usleep(50_000)
         }
     }
+
+    /// Seconds from `started` until /readyz answers 200, polled every 5 ms (the figure's resolution).
+    func secondsUntilReady(since started: Double, timeout: Double = 60) throws -> Double {
+        while process.isRunning && BenchStats.now() - started < timeout {
+            if (try? BenchHTTP.get(port: port, path: "/readyz", timeout: 2))?.status == 200 { return BenchStats.now() - started }
+            usleep(5_000)
+        }
+        // Not ready: one last try, which fails with the server's last words.
+        try waitUntilReady(path: "/readyz", timeout: 0)
+        return BenchStats.now() - started
+    }
 }
 
 /// The photos' origin: `python3 -m http.server` on 127.0.0.1 over the corpus folder.
@@ -61,15 +72,22 @@ enum BenchDaemon {
 
     static func start(executable: String, name: String, cacheDirectory: String, accessLog: Bool, extra: [String: String],
                       logs: String) throws -> BenchServer {
-        let port = try BenchProc.freePort()
+        let server = try launch(executable: executable, name: name, port: try BenchProc.freePort(), cacheDirectory: cacheDirectory,
+                                accessLog: accessLog, extra: extra, logs: logs)
+        try server.waitUntilReady(path: "/healthz")
+        return server
+    }
+
+    /// Spawns the daemon and returns at once, without waiting for it to answer (for a caller that
+    /// times its start); its output goes to `logs/thumbd-NAME.log`.
+    static func launch(executable: String, name: String, port: Int, cacheDirectory: String, accessLog: Bool,
+                       extra: [String: String], logs: String) throws -> BenchServer {
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         let process = try BenchServeProcess(
             name: "thumbd serve (\(name))", program: executable, arguments: ["serve"],
             environment: environment(port: port, cacheDirectory: cacheDirectory, accessLog: accessLog, extra: extra),
             stdoutPath: (logs as NSString).appendingPathComponent("thumbd-\(name).log"))
-        let server = BenchServer(process: process, port: port)
-        try server.waitUntilReady(path: "/healthz")
-        return server
+        return BenchServer(process: process, port: port)
     }
 }
 
