@@ -179,7 +179,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // The benchmarks (`thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache`). They run
+        // The benchmarks (`thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash`). They run
         // the thumbd built beside them as a child; the cache's micro-benchmarks reach ThumbCache's
         // `package` internals.
         .executableTarget(
@@ -189,6 +189,8 @@ let package = Package(
                 "ThumbPipeline", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
                 // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
                 "TestSupport",
+                // `crash` reads the cache's index with SQLite directly, not through ThumbCache's reading code.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
