@@ -10,7 +10,7 @@ struct ThumbdBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbd-bench",
         abstract: "Measure thumbd against its targets and peers (thumbnails by default, or the cache).",
-        subcommands: [BenchThumbnailsCommand.self, BenchFormatsCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self],
+        subcommands: [BenchThumbnailsCommand.self, BenchFormatsCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self, BenchCrashCommand.self],
         defaultSubcommand: BenchThumbnailsCommand.self
     )
 
