@@ -88,9 +88,7 @@ struct BenchFleetResults: Encodable {
         if !targets.isEmpty {
             out.append("")
             out.append("TARGETS")
-            out.append(TextTable.render(["figure", "measured", "target", ""], targets.map { t in
-                [t.name, t.measured, t.target, t.met.map { $0 ? "met" : "MISSED" } ?? "-"]
-            }, left: [1, 2, 3]))
+            out.append(BenchTarget.table(targets, left: [1, 2, 3]))
         }
         if !notes.isEmpty {
             out.append("")

@@ -135,13 +135,7 @@ struct BenchServeResults: Encodable {
         var misses: BenchWrk.Result?
     }
 
-    struct Target: Encodable {
-        var name: String
-        var value: Double?
-        var measured: String
-        var target: String
-        var met: Bool?
-    }
+    typealias Target = BenchTarget
 
     // MARK: - Text
 
@@ -165,9 +159,7 @@ struct BenchServeResults: Encodable {
         if !targets.isEmpty {
             out.append("")
             out.append("TARGETS")
-            out.append(TextTable.render(["figure", "measured", "target", ""], targets.map { t in
-                [t.name, t.measured, t.target, t.met.map { $0 ? "met" : "MISSED" } ?? "-"]
-            }, left: [3]))
+            out.append(BenchTarget.table(targets, left: [3]))
         }
         if !notes.isEmpty {
             out.append("")
