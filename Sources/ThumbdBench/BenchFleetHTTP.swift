@@ -6,8 +6,8 @@ import Darwin
 import Foundation
 
 /// One kept-alive HTTP/1.1 connection to 127.0.0.1, blocking, used by one thread: the failover
-/// load needs every request's own outcome, which wrk does not give. A failed request closes the
-/// connection; the next one opens a new connection, as a browser would.
+/// and soak loads need every request's own outcome, which wrk does not give. A failed request
+/// closes the connection; the next one opens a new connection, as a browser would.
 final class BenchKeepAliveConnection {
     let port: Int
     let timeout: Double
@@ -29,9 +29,18 @@ final class BenchKeepAliveConnection {
     }
 
     func get(_ path: String) throws -> BenchHTTP.Response {
+        try request("GET", path)
+    }
+
+    /// Sends one request (`headers` as "Name: value" lines, a body with its Content-Length) and
+    /// reads its whole answer.
+    func request(_ method: String, _ path: String, headers: [String] = [], body: [UInt8] = []) throws -> BenchHTTP.Response {
         if socketDescriptor < 0 { socketDescriptor = try BenchHTTP.openConnection(port: port, timeout: timeout, noDelay: true) }
         do {
-            try BenchHTTP.sendAll(socketDescriptor, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\n\r\n".utf8))
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: thumbd-bench\r\n"
+            for line in headers { head += line + "\r\n" }
+            if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+            try BenchHTTP.sendAll(socketDescriptor, Array((head + "\r\n").utf8) + body)
             let response = try BenchHTTP.parse(try receiveOneAnswer(), what: "127.0.0.1:\(port)\(path)")
             if response.headers["connection"]?.lowercased() == "close" { disconnect() }
             return response
@@ -50,7 +59,10 @@ final class BenchKeepAliveConnection {
         while true {
             if let head = received.firstRange(of: headEnd) {
                 let headText = String(decoding: received[..<head.lowerBound], as: UTF8.self).lowercased()
-                if let length = Self.contentLength(headText) {
+                if BenchHTTP.hasNoBody(statusLine: headText.prefix { $0 != "\r" }) {
+                    pending = Array(received[head.upperBound...])
+                    return Array(received[..<head.upperBound])
+                } else if let length = Self.contentLength(headText) {
                     let total = head.upperBound + length
                     if received.count >= total {
                         pending = Array(received[total...])

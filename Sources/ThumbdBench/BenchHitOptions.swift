@@ -40,6 +40,11 @@ struct BenchHitOptions: ParsableArguments {
 
     /// False (with a line on stderr saying why the benchmark is skipped) when the corpus is missing.
     func corpusExists(benchmark: String) -> Bool {
+        Self.corpusExists(corpus, benchmark: benchmark)
+    }
+
+    /// The same for any benchmark with a corpus folder; also warns when this is a debug build.
+    static func corpusExists(_ corpus: String, benchmark: String) -> Bool {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: this is a debug build; its figures mean little. Build with swift build -c release.\n".utf8))
         #endif

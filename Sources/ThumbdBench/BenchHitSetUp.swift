@@ -17,9 +17,7 @@ struct BenchHitSetUp {
     init(requiringNginx: Bool) throws {
         executable = try ThumbdExecutable.required()
         guard let wrk = BenchProc.which("wrk") else { throw ValidationErrorMessage("wrk is not installed: \(BenchWrk.installHint)") }
-        guard let python = BenchProc.which("python3") else {
-            throw ValidationErrorMessage("python3 is not installed (it serves the photos as the origin): apt-get install python3")
-        }
+        let python = try Self.python()
         let nginx = BenchProc.which("nginx")
         if requiringNginx && nginx == nil { throw ValidationErrorMessage("nginx is not installed: \(BenchNginx.installHint)") }
         (self.wrk, self.python, self.nginx) = (wrk, python, nginx)
@@ -27,6 +25,14 @@ struct BenchHitSetUp {
         // World-readable: nginx started as root hands its workers to another user (`nobody`).
         chmod(scratch.root, 0o755)
         logs = try scratch.folder("logs")
+    }
+
+    /// python3, which serves the photos as the origin.
+    static func python() throws -> String {
+        guard let python = BenchProc.which("python3") else {
+            throw ValidationErrorMessage("python3 is not installed (it serves the photos as the origin): apt-get install python3")
+        }
+        return python
     }
 
     /// Removes the scratch folder, or with `keep` says where it is.

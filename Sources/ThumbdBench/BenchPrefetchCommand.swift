@@ -143,11 +143,9 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
 
     private func runJob(_ base: String, _ urls: [String]) async throws -> PrefetchStatus {
         let id = try await submit(base, urls)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         while true {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/v1/prefetch/\(id)"), timeout: .seconds(30))
-            let status = try decoder.decode(PrefetchStatus.self, from: Data(buffer: try await response.body.collect(upTo: 16 << 20)))
+            let status = try BenchPrefetchAPI.decode(Data(buffer: try await response.body.collect(upTo: 16 << 20)))
             if status.state != .running { return status }
             try await Task.sleep(for: .milliseconds(25))
         }

@@ -101,13 +101,22 @@ enum BenchHTTP {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body = Array(bytes[end.upperBound...])
-        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+        if hasNoBody(statusLine: head.first ?? "") {
+            body = []  // a 304's Content-Length (if any) is the full answer's, not a body's
+        } else if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             body = try dechunk(body, what: what)
         } else if let length = headers["content-length"].flatMap({ Int($0) }) {
             guard body.count >= length else { throw ValidationErrorMessage("\(what): body has \(body.count) of \(length) bytes") }
             body = Array(body.prefix(length))
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// 1xx, 204 and 304 answers end at their head, whatever their headers say (RFC 9112, 6.3).
+    static func hasNoBody(statusLine: some StringProtocol) -> Bool {
+        let fields = statusLine.split(separator: " ")
+        guard fields.count >= 2, let status = Int(fields[1]) else { return false }
+        return status < 200 || status == 204 || status == 304
     }
 
     private static func dechunk(_ bytes: [UInt8], what: String) throws -> [UInt8] {

@@ -13,13 +13,18 @@ typealias BenchServeProcess = BackgroundProcess
 /// What the serving benchmark reads from /proc and the network stack: memory and CPU time of its
 /// children (and of their threads), a free port, and programs on PATH.
 enum BenchProc {
-    /// A /proc/PID/status value in kibibytes (VmRSS, VmHWM, RssAnon...).
-    static func statusKiB(_ pid: pid_t, _ key: String) -> Int? {
+    /// A /proc/PID/status number: kibibytes for VmRSS, VmHWM, RssAnon...; a count for Threads.
+    static func statusNumber(_ pid: pid_t, _ key: String) -> Int? {
         guard let text = BenchStats.readSmallFile("/proc/\(pid)/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
             return Int(line.dropFirst(key.count + 1).filter { $0.isNumber })
         }
         return nil
+    }
+
+    /// Descriptors `pid` has open (the entries of /proc/PID/fd); nil once it has ended.
+    static func openFileCount(_ pid: pid_t) -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
     }
 
     /// Name and the fields after the name of a /proc stat file; field N of proc(5) is at index N - 3.

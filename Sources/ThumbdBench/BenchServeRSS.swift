@@ -17,7 +17,8 @@ extension BenchServeRunner {
                                                  accessLog: options.accessLog != .off, extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": String(options.rssMemoryMiB)], logs: logs))
         var photos = allPhotos
         if photos.first?.bytes.isEmpty ?? true {
-            _ = try warm(daemon, photos: &photos, expectTier: "memory", notes: &notes)
+            say("warming \(daemon.process.name): \(photos.count) thumbnails")
+            _ = try Self.warm(daemon, photos: &photos, expectTier: "memory", notes: &notes)
         } else {
             for photo in photos { _ = try BenchHTTP.get(port: daemon.port, path: photo.hotPath, timeout: 120) }
         }
@@ -35,7 +36,7 @@ extension BenchServeRunner {
             let now = BenchStats.now()
             if now - start > Double(seconds) + 0.5 || !daemon.process.isRunning { break }
             if now >= next {
-                if let kib = BenchProc.statusKiB(daemon.process.pid, "VmRSS") {
+                if let kib = BenchProc.statusNumber(daemon.process.pid, "VmRSS") {
                     let metrics = BenchMetrics.scrape(port: daemon.port)
                     samples.append(.init(seconds: now - start, rssBytes: kib * 1024,
                                          memoryTierBytes: metrics?.value("thumbd_cache_bytes", "tier=\"memory\""),
@@ -46,7 +47,7 @@ extension BenchServeRunner {
             }
             usleep(50_000)
         }
-        let peak = BenchProc.statusKiB(daemon.process.pid, "VmHWM").map { $0 * 1024 }
+        let peak = BenchProc.statusNumber(daemon.process.pid, "VmHWM").map { $0 * 1024 }
         let hitResult = try? BenchWrk.finish(hits, threads: 1, connections: 8, waitSeconds: 5)
         let missResult = try? BenchWrk.finish(misses, threads: 1, connections: options.stormConnections, waitSeconds: 5)
         if !daemon.process.isRunning {
@@ -61,16 +62,15 @@ extension BenchServeRunner {
         let afterWarm = samples[warmIndex...]
         let maxAfter = afterWarm.map(\.rssBytes).max() ?? warm.rssBytes
         // Decode buffers come and go, so single samples swing by tens of MiB: the growth compares the
-        // median of the samples from 20% to 30% of the run with the median of the last 10%.
-        let early = samples.filter { $0.seconds >= 0.2 * total && $0.seconds <= 0.3 * total }
-        let late = samples.filter { $0.seconds >= 0.9 * total }
-        func median(_ list: [BenchServeResults.RSS.Sample], _ value: (BenchServeResults.RSS.Sample) -> Double) -> Double {
-            BenchStats.median(list.map(value)) ?? value(last)
+        // median of the samples at 20–30% of the run with the median of the last 10%.
+        let (early, late) = BenchFlatness.stretches(times: samples.map(\.seconds), total: total)
+        func median(_ indices: [Int], _ value: (BenchServeResults.RSS.Sample) -> Double) -> Double {
+            BenchStats.median(indices.map { value(samples[$0]) }) ?? value(last)
         }
-        let earlyRSS = median(early.isEmpty ? [warm] : early) { Double($0.rssBytes) }
-        let lateRSS = median(late.isEmpty ? [last] : late) { Double($0.rssBytes) }
-        let earlyTier = median(early.isEmpty ? [warm] : early) { $0.memoryTierBytes ?? 0 }
-        let lateTier = median(late.isEmpty ? [last] : late) { $0.memoryTierBytes ?? 0 }
+        let earlyRSS = median(early) { Double($0.rssBytes) }
+        let lateRSS = median(late) { Double($0.rssBytes) }
+        let earlyTier = median(early) { $0.memoryTierBytes ?? 0 }
+        let lateTier = median(late) { $0.memoryTierBytes ?? 0 }
         return BenchServeResults.RSS(
             seconds: seconds, intervalSeconds: interval, memoryTierLimitMiB: options.rssMemoryMiB, samples: samples,
             warmupSeconds: warm.seconds, warmupRSSBytes: warm.rssBytes, endRSSBytes: last.rssBytes, maxRSSBytes: maxAfter,

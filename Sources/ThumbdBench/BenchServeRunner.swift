@@ -26,6 +26,8 @@ struct BenchServeRunner: BenchHitRunning {
         var hotPath: String
         var bytes: [UInt8] = []
         var contentType = ""
+        /// The hit's ETag, for conditional requests.
+        var etag = ""
         var staticPath = ""
     }
 
@@ -70,16 +72,12 @@ struct BenchServeRunner: BenchHitRunning {
             results.notes.append("nginx is not installed (\(BenchNginx.installHint)): no ratios against it")
             say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
         }
-        var photos = try corpusPhotos()
+        var photos = try Self.corpusPhotos(in: options.hits.corpus)
         guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG, WebP or AVIF files in \(options.hits.corpus)") }
 
         say("origin: python3 -m http.server over \(options.hits.corpus) (\(photos.count) photos)")
         let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))
-        for index in photos.indices {
-            let name = photos[index].name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photos[index].name
-            photos[index].originURL = "http://127.0.0.1:\(origin.port)/\(name)"
-            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(options.hits.size)"
-        }
+        Self.address(&photos, originPort: origin.port, size: options.hits.size)
 
         // One pass per access-log setting: the servers are started for it, as operators would run them.
         // The storm runs on the first pass's memory daemon (logs on unless only off was asked for).
@@ -94,11 +92,13 @@ struct BenchServeRunner: BenchHitRunning {
                 executable: executable, name: "disk-\(pass)", cacheDirectory: path("cache-disk-\(pass)"), accessLog: logsOn,
                 extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": "0", "THUMBD_CACHE_MEMORY_MAX_ENTRIES": "0"], logs: logs))
 
-            var hotSet = try warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
+            say("warming \(memory.process.name): \(photos.count) thumbnails")
+            var hotSet = try Self.warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
             guard !photos.isEmpty else { throw ValidationErrorMessage("the daemon made no thumbnail of any photo; see \(logs)") }
             if let disk {
                 var copy = photos
-                _ = try warm(disk, photos: &copy, expectTier: "disk", notes: &results.notes)
+                say("warming \(disk.process.name): \(copy.count) thumbnails")
+                _ = try Self.warm(disk, photos: &copy, expectTier: "disk", notes: &results.notes)
                 hotSet.sameBytesFromBothDaemons = photos.allSatisfy { photo in copy.first { $0.name == photo.name }?.bytes == photo.bytes }
                 for photo in photos where copy.first(where: { $0.name == photo.name })?.bytes != photo.bytes {
                     results.notes.append("the disk daemon's thumbnail of \(photo.name) differs from the memory daemon's")
@@ -153,12 +153,13 @@ struct BenchServeRunner: BenchHitRunning {
         return "jpg"
     }
 
-    private func corpusPhotos() throws -> [Photo] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: options.hits.corpus).sorted()
+    /// The photos of `corpus` (JPEG, PNG, WebP; not recursive), by name, not yet addressed.
+    static func corpusPhotos(in corpus: String) throws -> [Photo] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: corpus).sorted()
         return names.compactMap { name -> Photo? in
             let ext = (name as NSString).pathExtension.lowercased()
             guard ["jpg", "jpeg", "png", "webp"].contains(ext) else { return nil }
-            let file = (options.hits.corpus as NSString).appendingPathComponent(name)
+            let file = (corpus as NSString).appendingPathComponent(name)
             var megapixels = 0.0
             if let bytes = try? InputFile.read(file), let info = try? ImageCodecs.readInfo(bytes) {
                 megapixels = Double(info.width) * Double(info.height) / 1e6
@@ -167,13 +168,21 @@ struct BenchServeRunner: BenchHitRunning {
         }
     }
 
+    /// Each photo's URL on the origin at `originPort`, and its hot thumbnail's path on a daemon.
+    static func address(_ photos: inout [Photo], originPort: Int, size: Int) {
+        for index in photos.indices {
+            let name = photos[index].name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photos[index].name
+            photos[index].originURL = "http://127.0.0.1:\(originPort)/\(name)"
+            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(size)"
+        }
+    }
+
     // MARK: - Warming
 
     /// Asks `daemon` for every hot URL twice: the first makes it, the second must be a hit from
     /// `expectTier` with the same bytes. Photos the daemon refuses are dropped (and noted).
-    func warm(_ daemon: BenchServer, photos: inout [Photo], expectTier: String,
-                      notes: inout [String]) throws -> BenchServeResults.HotSet {
-        say("warming \(daemon.process.name): \(photos.count) thumbnails")
+    static func warm(_ daemon: BenchServer, photos: inout [Photo], expectTier: String,
+                     notes: inout [String]) throws -> BenchServeResults.HotSet {
         var kept: [Photo] = []
         for var photo in photos {
             let first = try BenchHTTP.get(port: daemon.port, path: photo.hotPath, timeout: 120)
@@ -191,6 +200,7 @@ struct BenchServeRunner: BenchHitRunning {
             }
             photo.bytes = first.body
             photo.contentType = first.headers["content-type"] ?? "?"
+            photo.etag = second.headers["etag"] ?? ""
             kept.append(photo)
         }
         photos = kept
