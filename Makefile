@@ -14,7 +14,8 @@ CORPORA     ?= ../shared/corpora
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
 BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev
 # The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
-BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk
+# gnuplot-nox draws `make bench-soak`'s chart (without it the soak still writes its summary and CSV).
+BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
@@ -31,7 +32,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui bench-crash asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -137,6 +138,13 @@ bench-crash: deps release
 # The cache inspector's JSON calls with 100,000 entries in the cache, against 100 ms.
 bench-ui: deps release
 	.build/release/thumbd-bench ui
+
+# One daemon with small cache limits under a mixed load for MINUTES (30): RSS, fds, threads, cache
+# and hit p50/p99 every 10 s, the targets, and soak.svg (gnuplot) with soak.csv beside it.
+# MINUTES=2 for a quick look; BENCH_SOAK_ARGS="--chart /tmp/soak.svg" to write elsewhere.
+MINUTES ?= 30
+bench-soak: bench-deps release
+	.build/release/thumbd-bench soak --corpus $(CORPORA)/photos --minutes $(MINUTES) $(BENCH_SOAK_ARGS)
 
 # Upload preparation: five 12 MP phone photos against 1.5 s, encodes per image and budget use.
 bench-prepare: deps release
