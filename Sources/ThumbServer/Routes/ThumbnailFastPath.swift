@@ -2,15 +2,16 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
-/// Answers fresh cache hits for `GET /v1/thumbnail` inside the connection's NIO pipeline, on the
-/// event loop that read the request: no task, no router, no async hop, and no conversion to and
-/// from HTTP types. Everything else (misses, stale entries, errors, other routes) goes on to
-/// Hummingbird untouched.
+/// Answers fresh cache hits for `GET /v1/thumbnail` among the requests NIO's decoder reads (those
+/// `RawHitAnswerer` hands on: HTTP/1.0, `Connection: close`, hits pipelined behind a miss, any
+/// request on a connection handed to the decoder), on the event loop that read the request: no task,
+/// no router, no async hop, and no conversion to and from HTTP types. Everything else (misses, stale
+/// entries, errors, other routes) goes on to Hummingbird untouched.
 ///
 /// It sits between NIO's HTTP/1 codec and Hummingbird's conversion to HTTP types (the installer
 /// below puts it there), so it sees the request's HTTP version and keep-alive, and writes NIO
-/// response parts straight to the encoder. The hit path decides whether thumbd stands next to
-/// nginx; through the full framework a hit costs several times what the bytes do.
+/// response parts straight to the encoder. It also tells the raw answerer when each response it
+/// was handed ends.
 ///
 /// Responses must leave in request order, so while a request passed on to the framework is still
 /// unanswered, later ones are passed on as well.
