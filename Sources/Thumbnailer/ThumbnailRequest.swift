@@ -1,9 +1,10 @@
 import ColorManagement
 import ImageCore
+import ImageOps
 
 /// How a thumbnail fills its size.
 public enum Fit: String, Sendable, CaseIterable, Codable {
-    /// A centred square crop scaled to exactly size x size (the default).
+    /// A square crop scaled to exactly size x size (the default), from where `Gravity` says.
     case cover
     /// The whole image scaled to fit inside size x size; the longer side is exactly `size`.
     case contain
@@ -13,6 +14,8 @@ public enum Fit: String, Sendable, CaseIterable, Codable {
 public struct ThumbnailRequest: Sendable, Equatable {
     public var size: Int
     public var fit: Fit
+    /// Where a `cover` crop is taken from; `contain` keeps the whole photo and ignores it.
+    public var gravity: Gravity
     /// nil picks from the source: JPEG for opaque images, PNG for ones with alpha (WebP for WebP sources).
     public var encoding: EncodeSettings?
     public var limits: DecodeLimits
@@ -24,10 +27,11 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public static let sizeRange = 1...4096
     public static let defaultDecodeHeadroom = 2.0
 
-    public init(size: Int, fit: Fit = .cover, encoding: EncodeSettings? = nil,
+    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, encoding: EncodeSettings? = nil,
                 limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
         self.size = size
         self.fit = fit
+        self.gravity = gravity
         self.encoding = encoding
         self.limits = limits
         self.decodeHeadroom = decodeHeadroom
@@ -44,6 +48,8 @@ public struct RenderedThumbnail: Sendable {
     public var color: ColorOutcome
     /// The whole photo as displayed: its size after orientation and its ThumbHash placeholder.
     public var photo: PhotoFacts
+    /// The part of the upright photo the thumbnail shows, in its full-size pixels.
+    public var crop: SourceRegion
     public var timings: StageTimings
 }
 
@@ -69,6 +75,8 @@ public struct Thumbnail: Sendable {
     /// What became of the source's colour information (the pixels are sRGB either way).
     public var color: ColorOutcome
     public var photo: PhotoFacts
+    /// The part of the upright photo the thumbnail shows, in its full-size pixels.
+    public var crop: SourceRegion
     public var timings: StageTimings
 }
 
@@ -79,8 +87,10 @@ public struct StageTimings: Sendable {
     public var resize: Duration = .zero
     /// Shrinking the decoded photo to 100 px and hashing it (ThumbHash).
     public var placeholder: Duration = .zero
+    /// Choosing a smart crop's window on the placeholder's small copy (zero for a centre crop).
+    public var crop: Duration = .zero
     public var encode: Duration = .zero
-    public var total: Duration { decode + color + resize + placeholder + encode }
+    public var total: Duration { decode + color + resize + placeholder + crop + encode }
 
     public init() {}
 }

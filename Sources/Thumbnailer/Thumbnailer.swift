@@ -5,7 +5,7 @@ import ImageOps
 import ImagePlaceholder
 
 /// Encoded image bytes in, thumbnail bytes out: decode at the size needed, stand upright,
-/// crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
+/// choose the crop (centred, or by saliency for `Gravity.smart`), crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
 /// thread that answers requests.
 public enum Thumbnailer {
     /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
@@ -30,9 +30,29 @@ public enum Thumbnailer {
         timings.color = clock.now - start
 
         start = clock.now
+        // From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's
+        // 100 px by the same resizer as the thumbnail (its box pre-reduction makes it cheap), then
+        // converted and turned upright like the thumbnail. A smart crop looks at the same copy.
+        let fitted = ThumbHash.fittedSize(width: decoded.pixels.width, height: decoded.pixels.height)
+        var small = fitted == (decoded.pixels.width, decoded.pixels.height)
+            ? decoded.pixels : Resampler.resize(decoded.pixels, width: fitted.width, height: fitted.height)
+        color.apply(to: &small)
+        let uprightSmall = small.oriented(info.orientation)
+        let thumbHash = ThumbHash.encode(uprightSmall)
+        timings.placeholder = clock.now - start
+        let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
+
+        var region = geometry.region
+        if request.fit == .cover, request.gravity == .smart {
+            start = clock.now
+            region = SmartCrop.moved(region, uprightWidth: upright.width, uprightHeight: upright.height, small: uprightSmall)
+            timings.crop = clock.now - start
+        }
+
+        start = clock.now
         // The crop is mapped into the stored image at full size, then by the decoder's exact scale;
         // only the small result is turned upright.
-        let stored = Resampler.storedRegion(geometry.region, orientation: info.orientation,
+        let stored = Resampler.storedRegion(region, orientation: info.orientation,
                                             storedWidth: Double(info.width), storedHeight: Double(info.height))
         let decodedRegion = SourceRegion(x: stored.x * decoded.scaleX, y: stored.y * decoded.scaleY,
                                          width: stored.width * decoded.scaleX, height: stored.height * decoded.scaleY)
@@ -45,20 +65,8 @@ public enum Thumbnailer {
         start = clock.now
         color.apply(to: &resized)
         timings.color += clock.now - start
-
-        start = clock.now
-        // From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's
-        // 100 px by the same resizer as the thumbnail (its box pre-reduction makes it cheap), then
-        // converted and turned upright like the thumbnail.
-        let fitted = ThumbHash.fittedSize(width: decoded.pixels.width, height: decoded.pixels.height)
-        var small = fitted == (decoded.pixels.width, decoded.pixels.height)
-            ? decoded.pixels : Resampler.resize(decoded.pixels, width: fitted.width, height: fitted.height)
-        color.apply(to: &small)
-        let thumbHash = ThumbHash.encode(small.oriented(info.orientation))
-        timings.placeholder = clock.now - start
-        let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
-                                 decodedHeight: decoded.pixels.height, color: color.outcome, photo: photo, timings: timings)
+                                 decodedHeight: decoded.pixels.height, color: color.outcome, photo: photo, crop: region, timings: timings)
     }
 
     /// `render`, then encode as the request says (or as `defaultEncoding` picks).
@@ -71,7 +79,7 @@ public enum Thumbnailer {
         timings.encode = ContinuousClock.now - start
         return Thumbnail(bytes: bytes, format: encoding.format, width: rendered.pixels.width, height: rendered.pixels.height,
                          source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
-                         color: rendered.color, photo: rendered.photo, timings: timings)
+                         color: rendered.color, photo: rendered.photo, crop: rendered.crop, timings: timings)
     }
 
     /// Keep transparency where the source has it; otherwise JPEG, the smallest for photos.
