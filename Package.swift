@@ -76,6 +76,9 @@ let package = Package(
         // unoptimised Swift does some 30 times slower.
         .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
         .target(name: "ImageQuality", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
+        // Generated product photos with known product boxes, and the kept-share measure: the smart
+        // crop's tests and `thumbd-bench crop` both use them; thumbd does not link them.
+        .target(name: "CropScenes", dependencies: ["ImageCore", "ImageOps"], swiftSettings: optimisedInDebug),
         .target(name: "ChildProcess"),
         // What thumbd and thumbd-bench both print and do as command-line programs: aligned tables,
         // the input file read under its size cap, exit status 2 for usage errors.
@@ -187,6 +190,7 @@ let package = Package(
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
                 "ThumbPipeline", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
+                "CropScenes",
                 // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
                 "TestSupport",
                 // `crash` reads the cache's index with SQLite directly, not through ThumbCache's reading code.
@@ -211,7 +215,7 @@ let package = Package(
         ),
         .executableTarget(name: "thumbd-fuzz", dependencies: ["ThumbdFuzzTargets"], path: "Fuzz/Sources/thumbd-fuzz"),
 
-        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache"], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache", "CropScenes"], path: "Tests/TestSupport",
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
@@ -230,7 +234,7 @@ let package = Package(
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
                                                                    .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality"]),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
         // A real HTTP(S) origin on 127.0.0.1 with latency and faults, for the download and server tests;
         // its certificates are made at run time with the openssl command (ChildProcess).
         .target(
@@ -246,7 +250,7 @@ let package = Package(
         ),
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
-        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard"]),
+        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
         .testTarget(
             name: "ThumbServerTests",
