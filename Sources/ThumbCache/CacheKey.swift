@@ -11,12 +11,18 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
     public var format: String
     /// Encoder quality; 0 where it does not apply (PNG, lossless, originals).
     public var quality: Int
+    /// Where a cover crop was taken from: "center" (every entry made before gravity existed) or
+    /// "smart". Any text without a slash, so a later gravity with parameters fits.
+    public var gravity: String
 
-    public init(size: Int, fit: String, format: String, quality: Int) {
+    public static let centerGravity = "center"
+
+    public init(size: Int, fit: String, format: String, quality: Int, gravity: String = CacheVariant.centerGravity) {
         self.size = size
         self.fit = fit
         self.format = format
         self.quality = quality
+        self.gravity = gravity
     }
 
     /// The downloaded bytes themselves, kept under their own budget so a new size of a known
@@ -25,16 +31,38 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
 
     public var isOriginal: Bool { fit == "original" }
 
-    /// Stable text form, part of the hashed key and shown by the CLI: `200/cover/jpeg/q82`.
-    public var description: String { "\(size)/\(fit)/\(format)/q\(quality)" }
+    /// Stable text form, part of the hashed key and shown by the CLI: `200/cover/jpeg/q82`, and
+    /// `200/cover/jpeg/q82/smart` for another gravity. A centre crop writes no gravity, so its key
+    /// is the one it had before gravity existed and those entries stay valid.
+    public var description: String {
+        let plain = "\(size)/\(fit)/\(format)/q\(quality)"
+        return gravity == Self.centerGravity ? plain : plain + "/" + gravity
+    }
 
-    /// Parses `description`'s form back (for the index and the CLI).
+    /// Parses `description`'s form back (for the index and the CLI). `…/center` is refused: it has
+    /// one spelling, without the gravity, so one variant never has two texts (nor two keys).
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, let size = Int(parts[0]), parts[3].first == "q", let quality = Int(parts[3].dropFirst()) else {
+        guard parts.count == 4 || parts.count == 5, let size = Int(parts[0]), parts[3].first == "q",
+              let quality = Int(parts[3].dropFirst()) else {
             return nil
         }
-        self.init(size: size, fit: String(parts[1]), format: String(parts[2]), quality: quality)
+        var gravity = Self.centerGravity
+        if parts.count == 5 {
+            guard !parts[4].isEmpty, parts[4] != Self.centerGravity else { return nil }
+            gravity = String(parts[4])
+        }
+        self.init(size: size, fit: String(parts[1]), format: String(parts[2]), quality: quality, gravity: gravity)
+    }
+
+    private enum CodingKeys: String, CodingKey { case size, fit, format, quality, gravity }
+
+    /// JSON written before gravity existed has none: those are centre crops.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(size: try container.decode(Int.self, forKey: .size), fit: try container.decode(String.self, forKey: .fit),
+                  format: try container.decode(String.self, forKey: .format), quality: try container.decode(Int.self, forKey: .quality),
+                  gravity: try container.decodeIfPresent(String.self, forKey: .gravity) ?? Self.centerGravity)
     }
 }
 

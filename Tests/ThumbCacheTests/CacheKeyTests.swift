@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ThumbCache
 
@@ -53,5 +54,37 @@ struct CacheKeyTests {
         let variant = CacheVariant(size: 320, fit: "contain", format: "webp", quality: 75)
         #expect(CacheVariant(variant.description) == variant)
         #expect(CacheVariant("nonsense") == nil)
+    }
+}
+
+/// Gravity in the variant: a centre crop keeps the text (and so the key) it had before gravity
+/// existed; any other gravity adds a fifth part that reads back.
+struct CacheVariantGravityTests {
+    @Test func centreCropKeepsItsOldTextAndKey() throws {
+        let old = try #require(CacheVariant("200/cover/jpeg/q82"))
+        #expect(old.gravity == "center")
+        #expect(CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: "center").description == "200/cover/jpeg/q82")
+        // The digest that names an entry made before gravity existed.
+        let key = try CacheKey(url: "https://example.com/p.jpg", variant: old)
+        #expect(key.digest == "9d81a15e0487e85314ce308b4f62fb19efa4651699574af7ec8a5b9dafb2a214")
+    }
+
+    @Test func smartIsItsOwnVariantAndReadsBack() throws {
+        let smart = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: "smart")
+        #expect(smart.description == "200/cover/jpeg/q82/smart")
+        #expect(CacheVariant(smart.description) == smart)
+        let url = "https://example.com/p.jpg"
+        #expect(try CacheKey(url: url, variant: smart).digest != CacheKey(url: url, variant: CacheVariant("200/cover/jpeg/q82")!).digest)
+    }
+
+    @Test(arguments: ["200/cover/jpeg/q82/center", "200/cover/jpeg/q82/", "200/cover/jpeg/q82/smart/x"])
+    func oneSpellingPerVariant(_ text: String) {
+        #expect(CacheVariant(text) == nil)
+    }
+
+    @Test func jsonWithoutGravityIsACentreCrop() throws {
+        let json = Data(#"{"size":200,"fit":"cover","format":"jpeg","quality":82}"#.utf8)
+        let variant = try JSONDecoder().decode(CacheVariant.self, from: json)
+        #expect(variant == CacheVariant("200/cover/jpeg/q82"))
     }
 }
