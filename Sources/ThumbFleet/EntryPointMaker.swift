@@ -58,6 +58,7 @@ public struct EntryPointMaker: PrefetchMaker {
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
     public static func parameters(url: String, spec: ThumbnailSpec) -> [(String, String)] {
-        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), ("format", spec.format.rawValue), ("q", String(spec.quality))]
+        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), ("gravity", spec.gravity.description),
+         ("format", spec.format.rawValue), ("q", String(spec.quality))]
     }
 }

@@ -1,3 +1,5 @@
+import Thumbnailer
+
 /// The HTTP side's settings. Every field is a key of `server:` in config/thumbd.yaml.
 public struct ServerSettings: Sendable {
     /// 127.0.0.1 by default: the daemon serves the machine it runs on unless told otherwise.
@@ -14,6 +16,9 @@ public struct ServerSettings: Sendable {
     public var maxSize: Int = 2048
     public var defaultSize: Int = 200
     public var defaultQuality: Int = 82
+    /// Where a cover crop is taken from when a request names no `gravity`. The configuration's
+    /// `thumbnail.gravity` ships as smart; a daemon built without it crops the centre, as before.
+    public var defaultGravity: Gravity = .center
     /// `Retry-After` on 503 busy.
     public var retryAfterSeconds: Int = 1
     /// One line per request. Off, requests are not logged (errors still are).

@@ -95,6 +95,10 @@ public struct ThumbdConfiguration: Sendable {
         // thumbnail defaults
         d.server.defaultSize = try s.int("thumbnail.size", default: 200, range: 1...d.server.maxSize)
         d.server.defaultQuality = try s.int("thumbnail.quality", default: EncodeSettings.defaultQuality, range: EncodeSettings.qualityRange)
+        let gravityText = s.string("thumbnail.gravity", default: Gravity.smart.description)
+        guard let gravity = Gravity(gravityText) else { throw s.invalid("thumbnail.gravity", gravityText, Gravity.spellings) }
+        d.server.defaultGravity = gravity
+        d.uploads.gravity = gravity
         d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
 
         // decode

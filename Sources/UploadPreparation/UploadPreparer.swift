@@ -152,6 +152,6 @@ public enum UploadPreparer {
         let size = settings.square
             ? min(settings.maxSide, upright.width, upright.height)
             : min(settings.maxSide, max(upright.width, upright.height))
-        return ThumbnailRequest(size: size, fit: settings.square ? .cover : .contain, limits: settings.limits)
+        return ThumbnailRequest(size: size, fit: settings.square ? .cover : .contain, gravity: settings.gravity, limits: settings.limits)
     }
 }

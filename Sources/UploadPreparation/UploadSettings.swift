@@ -15,8 +15,11 @@ public struct UploadSettings: Sendable, Equatable {
     public var budgetBytes = 300 * 1024
     /// The longest side of a prepared image, in pixels; smaller images are never enlarged.
     public var maxSide = 1200
-    /// Crop every image to a centred square first.
+    /// Crop every image to a square first…
     public var square = false
+    /// …taken from here (the configuration's `thumbnail.gravity`, smart as shipped, unless a
+    /// request or flag says otherwise; centre without a configuration).
+    public var gravity: Gravity = .center
     public var format: OutputFormat = .jpeg
     /// The quality search starts here (it is the quality of an image that fits at once)…
     public var qualityCeiling = 92

@@ -19,6 +19,7 @@ struct SignCommand: AsyncParsableCommand {
 
     @Option(help: "Box size in pixels.") var size: Int?
     @Option(help: "cover or contain.") var fit: String?
+    @Option(help: "center or smart (default: the daemon's thumbnail.gravity).") var gravity: String?
     @Option(help: "auto, jpeg, png or webp.") var format: String?
     @Option(name: .customLong("q"), help: "Quality 1...100.") var quality: Int?
     @Option(help: "The signing key (default: the configuration's).") var key: String?
@@ -33,6 +34,7 @@ struct SignCommand: AsyncParsableCommand {
         var parameters = [("url", url)]
         if let size { parameters.append(("size", String(size))) }
         if let fit { parameters.append(("fit", fit)) }
+        if let gravity { parameters.append(("gravity", gravity)) }
         if let format { parameters.append(("format", format)) }
         if let quality { parameters.append(("q", String(quality))) }
         let server = loaded.daemon.server

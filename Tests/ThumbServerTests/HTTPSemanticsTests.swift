@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+import ImageCore
 import TestOrigin
 import Testing
 import TestSupport
@@ -161,6 +162,7 @@ struct HTTPSemanticsTests {
         ("size=0", "invalid_parameter"), ("size=99999", "invalid_parameter"), ("size=abc", "invalid_parameter"),
         ("q=0", "invalid_parameter"), ("q=101", "invalid_parameter"), ("fit=stretch", "invalid_parameter"),
         ("format=gif", "invalid_parameter"), ("sise=10", "invalid_parameter"),
+        ("gravity=north", "invalid_parameter"), ("gravity=Smart", "invalid_parameter"), ("gravity=", "invalid_parameter"),
     ])
     func badParameters(_ extra: String, _ code: String) async throws {
         let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])
@@ -169,6 +171,33 @@ struct HTTPSemanticsTests {
         #expect(reply.status == 400)
         #expect(reply.problemCode == code)
         #expect(origin.totalRequests == 0)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("gravity is part of the variant: smart and center are two thumbnails, each cached, each with its ETag")
+    func gravityIsPartOfTheVariant() async throws {
+        // A red disc at the left of a white 3:2 frame: the centre crop cuts it, the smart one keeps it.
+        var image = PixelBuffer(width: 600, height: 400)
+        for y in 0..<400 {
+            for x in 0..<600 {
+                let i = (y * 600 + x) * 4
+                let inDisc = (x - 110) * (x - 110) + (y - 200) * (y - 200) < 90 * 90
+                (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]) = inDisc ? (200, 30, 30) : (245, 245, 245)
+            }
+        }
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(try ImageCodecs.encode(image, .jpeg(quality: 90)))])
+        let daemon = try await TestDaemon.start(memoryOnly: true)
+        let centre = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=64&format=jpeg&gravity=center"))
+        let smart = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=64&format=jpeg&gravity=smart"))
+        let smartAgain = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=64&format=jpeg&gravity=smart"))
+        #expect(centre.status == 200 && smart.status == 200)
+        #expect(centre.header("etag") != smart.header("etag"))
+        #expect(smartAgain.header("x-cache") == "memory" && smartAgain.header("etag") == smart.header("etag"))
+        // Without gravity, the daemon's default: ServerSettings' own is the centre (the shipped
+        // configuration's thumbnail.gravity makes it smart, see ThumbdConfigurationTests).
+        let byDefault = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=64&format=jpeg"))
+        #expect(byDefault.header("etag") == centre.header("etag"))
         try await daemon.stop()
         try await origin.shutdown()
     }

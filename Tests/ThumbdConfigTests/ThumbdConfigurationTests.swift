@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import ThumbCache
 import ThumbdConfig
+import Thumbnailer
 
 @Suite("Settings: embedded defaults, the YAML file, environment variables")
 struct ThumbdConfigurationTests {
@@ -28,6 +29,7 @@ struct ThumbdConfigurationTests {
         #expect(d.download.caFile == nil)
         #expect(d.download.policy.allowNetworks.isEmpty)
         #expect(d.pipeline.decodeLimits.maxPixels == 50_000_000)
+        #expect(d.server.defaultGravity == .smart && d.uploads.gravity == .smart)
         #expect(config.cacheLocation.url.path == "/home/tester/.cache/thumbd")
         #expect(config.file == nil)
     }
@@ -93,6 +95,7 @@ struct ThumbdConfigurationTests {
         ("THUMBD_SERVER_ACTIVITY_SAMPLE", "0", "server.activity_sample"),
         ("THUMBD_DOWNLOAD_ALLOW_INSECURE_REDIRECTS", "sometimes", "download.allow_insecure_redirects"),
         ("THUMBD_DOWNLOAD_CA_FILE", "/nonexistent/ca.pem", "download.ca_file"),
+        ("THUMBD_THUMBNAIL_GRAVITY", "north", "thumbnail.gravity"),
     ])
     func invalidValues(_ variable: String, _ value: String, _ key: String) async throws {
         var environment = Self.home
@@ -101,6 +104,15 @@ struct ThumbdConfigurationTests {
             _ = try await ThumbdConfiguration.load(environment: environment)
         }
         #expect(error?.message.contains(key) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("thumbnail.gravity sets the thumbnails' and the uploads' default crop")
+    func gravitySetting() async throws {
+        var environment = Self.home
+        environment["THUMBD_THUMBNAIL_GRAVITY"] = "center"
+        let config = try await ThumbdConfiguration.load(environment: environment)
+        #expect(config.daemon.server.defaultGravity == .center)
+        #expect(config.daemon.uploads.gravity == .center)
     }
 
     @Test("download.allow_insecure_redirects and download.ca_file are read")

@@ -145,7 +145,7 @@ public final class ThumbnailPipeline: Sendable {
 
     private func process(_ job: Job<PipelineResult>, spec: ThumbnailSpec, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
         try Task.checkCancellation()
-        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, limits: settings.decodeLimits,
+        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, limits: settings.decodeLimits,
                                        decodeHeadroom: settings.decodeHeadroom)
         let (key, cache, metrics, keepOriginals, avifSpeed) = (job.key, cache, metrics, settings.keepOriginals, settings.avifSpeed)
         return try await pool.run(priority: job.priority) { () throws -> PipelineResult in
@@ -154,7 +154,8 @@ public final class ThumbnailPipeline: Sendable {
             let start = ContinuousClock.now
             let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
             metrics.decode.recordNanoseconds(rendered.timings.decode.nanoseconds)
-            metrics.resize.recordNanoseconds(rendered.timings.resize.nanoseconds)
+            // Choosing a smart crop's window is part of cropping and resizing.
+            metrics.resize.recordNanoseconds((rendered.timings.resize + rendered.timings.crop).nanoseconds)
             metrics.placeholder.recordNanoseconds(rendered.timings.placeholder.nanoseconds)
             metrics.recordColor(rendered.color, took: rendered.timings.color)
             metrics.encode.recordNanoseconds((ContinuousClock.now - start).nanoseconds)

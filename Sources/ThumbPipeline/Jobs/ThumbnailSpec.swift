@@ -13,19 +13,24 @@ public struct ThumbnailSpec: Sendable, Hashable {
 
     public var size: Int
     public var fit: Fit
+    /// Where a cover crop is taken from; always `.center` for `contain`, which crops nothing, so
+    /// a contain thumbnail has one key whatever gravity was asked.
+    public var gravity: Gravity
     public var format: Format
     /// JPEG and lossy WebP quality; kept in the key for PNG too, so one spelling maps to one key.
     public var quality: Int
 
-    public init(size: Int, fit: Fit = .cover, format: Format = .auto, quality: Int = EncodeSettings.defaultQuality) {
+    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, format: Format = .auto,
+                quality: Int = EncodeSettings.defaultQuality) {
         self.size = size
         self.fit = fit
+        self.gravity = fit == .cover ? gravity : .center
         self.format = format
         self.quality = quality
     }
 
     public var variant: CacheVariant {
-        CacheVariant(size: size, fit: fit.rawValue, format: format.rawValue, quality: quality)
+        CacheVariant(size: size, fit: fit.rawValue, format: format.rawValue, quality: quality, gravity: gravity.description)
     }
 
     /// How to write a thumbnail of `source`.

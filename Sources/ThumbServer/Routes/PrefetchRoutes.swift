@@ -84,7 +84,7 @@ struct PrefetchRoutes: Sendable {
             guard let string = value as? String else { throw Problem.badParameter("\(name) must be a string") }
             return string
         }
-        return try ThumbnailQuery.variant(size: int("size"), fit: text("fit"), format: text("format"), quality: int("q"),
+        return try ThumbnailQuery.variant(size: int("size"), fit: text("fit"), gravity: text("gravity"), format: text("format"), quality: int("q"),
                                           settings: settings)
     }
 }

@@ -3,20 +3,21 @@ import ThumbCache
 import ThumbPipeline
 import Thumbnailer
 
-/// A validated `GET /v1/thumbnail` query: `url` (required), `size`, `fit`, `format`, `q`, and `sig`
+/// A validated `GET /v1/thumbnail` query: `url` (required), `size`, `fit`, `gravity`, `format`, `q`, and `sig`
 /// when signing is on. Unknown parameters are refused, so a typo (`sise=`) is not silently ignored.
 struct ThumbnailQuery: Sendable {
     let url: NormalizedURL
     let size: Int
     let fit: Fit
+    let gravity: Gravity
     let format: ThumbnailSpec.Format
     let quality: Int
 
-    static let known: Set<String> = ["url", "size", "fit", "format", "q", URLSigner.parameter]
+    static let known: Set<String> = ["url", "size", "fit", "gravity", "format", "q", URLSigner.parameter]
 
     init(_ parameters: QueryParameters, settings: ServerSettings, signer: URLSigner?) throws {
         if let unknown = parameters.pairs.first(where: { !Self.known.contains($0.0) }) {
-            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are url, size, fit, format, q"
+            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are url, size, fit, gravity, format, q"
                                        + (signer != nil ? " and sig" : ""))
         }
         if let signer {
@@ -40,14 +41,15 @@ struct ThumbnailQuery: Sendable {
         do { url = try NormalizedURL(text) } catch {
             throw Problem(.badRequest, code: "invalid_url", detail: error.message)
         }
-        let spec = try Self.variant(size: parameters.int("size"), fit: parameters["fit"], format: parameters["format"],
-                                    quality: parameters.int("q"), settings: settings)
-        (size, fit, format, quality) = (spec.size, spec.fit, spec.format, spec.quality)
+        let spec = try Self.variant(size: parameters.int("size"), fit: parameters["fit"], gravity: parameters["gravity"],
+                                    format: parameters["format"], quality: parameters.int("q"), settings: settings)
+        (size, fit, gravity, format, quality) = (spec.size, spec.fit, spec.gravity, spec.format, spec.quality)
     }
 
     /// The variant parameters, checked against the settings' limits and defaulted from them. The
     /// thumbnail query and the prefetch body both go through here.
-    static func variant(size: Int?, fit: String?, format: String?, quality: Int?, settings: ServerSettings) throws -> ThumbnailSpec {
+    static func variant(size: Int?, fit: String?, gravity: String?, format: String?, quality: Int?,
+                        settings: ServerSettings) throws -> ThumbnailSpec {
         let size = size ?? settings.defaultSize
         guard (1...settings.maxSize).contains(size) else {
             throw Problem.badParameter("size must be between 1 and \(settings.maxSize), not \(size)")
@@ -56,6 +58,13 @@ struct ThumbnailQuery: Sendable {
         guard let fit = Fit(rawValue: fitText) else {
             throw Problem.badParameter("fit must be cover or contain, not \"\(fitText)\"")
         }
+        // Absent: the daemon's default (`thumbnail.gravity`); given, it must be one we know.
+        let gravity = try gravity.map { text in
+            guard let known = Gravity(text) else {
+                throw Problem.badParameter("gravity must be \(Gravity.spellings), not \"\(text)\"")
+            }
+            return known
+        } ?? settings.defaultGravity
         let formatText = format ?? ThumbnailSpec.Format.auto.rawValue
         guard let format = ThumbnailSpec.Format(rawValue: formatText) else {
             throw Problem.badParameter("format must be auto, jpeg, png, webp or avif, not \"\(formatText)\"")
@@ -64,7 +73,7 @@ struct ThumbnailQuery: Sendable {
         guard (1...100).contains(quality) else {
             throw Problem.badParameter("q must be between 1 and 100, not \(quality)")
         }
-        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
+        return ThumbnailSpec(size: size, fit: fit, gravity: gravity, format: format, quality: quality)
     }
 
     /// `format=auto` becomes AVIF for clients that accept it, else WebP for those that accept that
@@ -74,7 +83,7 @@ struct ThumbnailQuery: Sendable {
         if format == .auto, let accept {
             if Self.accepts("image/avif", accept) { format = .avif } else if Self.accepts("image/webp", accept) { format = .webp }
         }
-        return ThumbnailSpec(size: size, fit: fit, format: format, quality: quality)
+        return ThumbnailSpec(size: size, fit: fit, gravity: gravity, format: format, quality: quality)
     }
 
     /// Whether `accept` lists `type` without refusing it: a quality of 0 (`q=0`, `Q = 0.000`), as

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 import ThumbPipeline
+import Thumbnailer
 import UploadForms
 import UploadPreparation
 
@@ -25,7 +26,7 @@ final class UploadRoutes: Sendable {
     let retryAfter: Int
     private let running = Mutex(0)
 
-    static let known: Set<String> = ["square", "budget", "max_side", "format", "pass_through", "response"]
+    static let known: Set<String> = ["square", "gravity", "budget", "max_side", "format", "pass_through", "response"]
 
     init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, metrics: UploadMetrics, retryAfter: Int) {
         self.metrics = metrics
@@ -109,6 +110,10 @@ final class UploadRoutes: Sendable {
         }
         var rules = base
         if let text = query["square"] { rules.square = try flag("square", text) }
+        if let text = query["gravity"] {
+            guard let gravity = Gravity(text) else { throw Problem.badParameter("gravity must be \(Gravity.spellings), not \"\(text)\"") }
+            rules.gravity = gravity
+        }
         if let text = query["pass_through"] { rules.passThrough = try flag("pass_through", text) }
         if let text = query["budget"] {
             guard let bytes = ByteSize.parse(text), bytes > 0 else {

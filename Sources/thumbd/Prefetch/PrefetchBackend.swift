@@ -37,6 +37,7 @@ struct PrefetchJobRequest: Sendable {
         }
         object["size"] = spec.size
         object["fit"] = spec.fit.rawValue
+        object["gravity"] = spec.gravity.description
         object["format"] = spec.format.rawValue
         object["q"] = spec.quality
         object["include_images"] = includeImages

@@ -35,6 +35,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("include-images"), help: "Detail images too, not only each product's thumbnail.") var includeImages = false
     @Option(help: "Thumbnail size (default: thumbnail.size, 200).") var size: Int?
     @Option(help: "cover or contain.") var fit: Fit = .cover
+    @Option(help: "Where a cover crop is taken from: center or smart (default: thumbnail.gravity, smart).") var gravity: Gravity?
     @Option(help: "auto, jpeg, png or webp.") var format: ThumbnailSpec.Format = .auto
     @Option(name: .customLong("q"), help: "Quality 1...100 (default: thumbnail.quality, 82).") var quality: Int?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
@@ -54,7 +55,8 @@ struct PrefetchCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         let settings = loaded.daemon
-        let spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit, format: format,
+        let spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit,
+                                 gravity: gravity ?? settings.server.defaultGravity, format: format,
                                  quality: quality ?? settings.server.defaultQuality)
         let job = try makeJob(spec: spec)
 

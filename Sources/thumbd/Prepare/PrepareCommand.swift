@@ -3,6 +3,7 @@ import ByteUnits
 import ConsoleText
 import Foundation
 import ThumbPipeline
+import Thumbnailer
 import ThumbdConfig
 import UploadForms
 import UploadPreparation
@@ -13,7 +14,7 @@ struct PrepareCommand: AsyncParsableCommand {
         abstract: "Make a seller's photos ready for upload: 1 to 5 images, each within a byte budget.",
         discussion: """
             Each photo is turned upright by its EXIF orientation, stripped of all metadata (EXIF with its
-            GPS position, XMP, comments, ICC), cropped to a centred square with --square, capped to
+            GPS position, XMP, comments, ICC), cropped to a square with --square (from where --gravity says: smart or center), capped to
             --max-side on its longest side, and encoded to land as close under the budget as it can: the
             quality is searched from 92 down to 50, and only if that floor still overflows do the
             dimensions shrink. No image is ever written over the budget; when even a small one cannot
@@ -48,8 +49,11 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(help: "Folder for the prepared images and manifest.json (created if missing).")
     var out: String
 
-    @Flag(help: "Crop each photo to a centred square.")
+    @Flag(help: "Crop each photo to a square.")
     var square = false
+
+    @Option(help: "Where --square crops from: smart (what stands out) or center. Default: thumbnail.gravity (smart).")
+    var gravity: Gravity?
 
     @Option(help: "Largest size of each prepared image: bytes, or with a unit (300KiB, 0.5MiB, 300KB). Default 300KiB.")
     var budget: String?
@@ -138,6 +142,7 @@ struct PrepareCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         if square { rules.square = true }
+        if let gravity { rules.gravity = gravity }
         if let budget { rules.budgetBytes = ByteSize.parse(budget) ?? rules.budgetBytes }
         if let maxSide {
             rules.maxSide = maxSide
