@@ -1,0 +1,115 @@
+import ArgumentParser
+import ChildProcess
+import ConsoleText
+import CropScenes
+import Foundation
+import Thumbnailer
+
+/// `thumbd-bench crop`: how often each smart crop keeps the whole product, and what it costs.
+struct BenchCropCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crop",
+        abstract: "Measure smart crops (thumbd, vips attention, thumbor) on generated product scenes.",
+        discussion: """
+            SCENES: generated product photos (CropScenes.SceneGenerator) with the product
+            off-centre and its box known: 4 frames (3:2, 16:9, 4:3, 2:3) x 3 backgrounds
+            (studio sweep, blurred, sharp busy) x 2 products (plain shaded colour,
+            patterned cut from the photos in TestImages) x --repetitions, 1200 px on
+            the long side, written as JPEG q92. Busy and blurred backgrounds come
+            from --corpus photos (textured clutter without them). Seeded: the same
+            --seed makes the same scenes.
+
+            SCORES, per method: whole kept (the product's box inside the crop, within
+            1 % of the window's side), overall and by background; mean kept share of
+            the box. thumbd's windows are what Thumbnailer reports; the peers' are
+            found by matching their thumbnail against the scene (CropLocator).
+
+            TIME per thumbnail (decode, crop, resize, JPEG q82 encode), and each
+            smart crop's time over its own tool's centre crop:
+            - thumbd: in-process, bytes already read, median of --rounds.
+            - vipsthumbnail -s NxN --smartcrop centre|attention: one process over
+              every scene per round; wall clock over the file count, median.
+            - thumbor (PyPI thumbor, opencv-python-headless; --python names the
+              interpreter): its Transformer with the PIL engine, smart=True with
+              the feature detector, against smart=False; timed inside Python.
+              Reported as not installed when it cannot be imported.
+            COST ON PHOTOS: thumbd centre and smart, and vips centre and attention,
+            over the --corpus photos themselves.
+            """
+    )
+
+    @Option(help: "Folder of photos for busy and blurred backgrounds and the cost on photos (default: ../shared/corpora/photos when present).")
+    var corpus: String?
+
+    @Option(help: "Scenes of each frame, background and product kind.")
+    var repetitions: Int = 4
+
+    @Option(help: "Seed of the scene generator.")
+    var seed: UInt64 = 19
+
+    @Option(help: "Thumbnail width and height in pixels.")
+    var size: Int = 200
+
+    @Option(help: "Timed rounds (the median is reported).")
+    var rounds: Int = 3
+
+    @Option(help: "Python interpreter with thumbor and OpenCV.")
+    var python: String = "python3"
+
+    @Option(help: "Keep the scenes and every tool's thumbnails in this folder.")
+    var keep: String?
+
+    @Flag(help: "Print every scene's kept share per method.")
+    var verbose = false
+
+    func run() async throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: this is a debug build; its times mean little. Build with swift build -c release.\n".utf8))
+        #endif
+        let scratch = try BenchScratch()
+        defer { if keep == nil { scratch.remove() } }
+        let folder = try keep.map { path in
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return path
+        } ?? scratch.folder("crop")
+        let corpusFolder = corpus ?? Self.defaultCorpus()
+        let photos = try corpusFolder.map { try BenchCorpus.load($0).files } ?? []
+
+        let scenes = try BenchCropScenes.make(repetitions: repetitions, seed: seed, corpus: photos, into: folder)
+        print("crop: \(scenes.scenes.count) scenes (4 frames x 3 backgrounds x 2 products x \(repetitions)), seed \(seed), backgrounds from \(scenes.backgroundSource); \(size) px thumbnails")
+
+        var methods: [BenchCropMethod] = []
+        let sceneBytes = try scenes.paths.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let ours = BenchCropThumbd.run(sceneBytes, size: size, rounds: rounds)
+        for gravity in Gravity.allCases {
+            methods.append(BenchCropMethod(name: "thumbd \(gravity)", windows: ours.crops[gravity] ?? [],
+                                           millisecondsPerThumbnail: ours.milliseconds[gravity],
+                                           baseline: gravity == .center ? nil : "thumbd center"))
+        }
+        var notes: [String] = []
+        if ChildProcess.isInstalled("vipsthumbnail") {
+            for mode in ["centre", "attention"] {
+                methods.append(try BenchCropPeers.vips(mode, scenes: scenes, size: size, rounds: rounds, folder: folder))
+            }
+        } else {
+            notes.append("vipsthumbnail: not installed (apt-get install libvips-tools)")
+        }
+        switch BenchCropPeers.thumbor(python: python, scenes: scenes, size: size, rounds: rounds, folder: folder) {
+        case .success(let found): methods += found
+        case .failure(let reason): notes.append("thumbor: \(reason)")
+        }
+
+        print(BenchCropReport.table(methods, scenes: scenes.scenes))
+        notes.forEach { print($0) }
+        if verbose { print(BenchCropReport.perScene(methods, scenes: scenes.scenes)) }
+        if !photos.isEmpty {
+            print(try BenchCropReport.costOnPhotos(photos, size: size, rounds: rounds, folder: try scratch.folder("photos")))
+        }
+        if let keep { print("scenes and thumbnails kept in \(keep)") }
+    }
+
+    static func defaultCorpus() -> String? {
+        let candidate = "../shared/corpora/photos"
+        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+    }
+}

@@ -1,0 +1,63 @@
+/// The Python program `thumbd-bench crop` runs to measure thumbor: thumbor's own Transformer with
+/// the PIL engine, smart cropping with the OpenCV feature detector (`goodFeaturesToTrack`) against
+/// its centre crop, on the same files. Written for this benchmark.
+enum BenchCropThumborScript {
+    static let source = #"""
+    """Times thumbor's smart crop (feature detector) against its centre crop.
+
+    Usage: thumbor_crop.py SIZE OUT_DIR ROUNDS FILE...
+    Prints `mode<TAB>round<TAB>milliseconds<TAB>output` per file, mode and round."""
+    import asyncio
+    import os
+    import sys
+    import time
+
+    from thumbor.config import Config
+    from thumbor.context import Context, RequestParameters, ServerParameters
+    from thumbor.importer import Importer
+    from thumbor.transformer import Transformer
+
+
+    def context_for(smart, size):
+        config = Config()
+        config.ENGINE = "thumbor.engines.pil"
+        config.DETECTORS = ["thumbor.detectors.feature_detector"] if smart else []
+        config.STORAGE = "thumbor.storages.no_storage"
+        importer = Importer(config)
+        importer.import_modules()
+        server = ServerParameters(8888, "127.0.0.1", "thumbor.conf", None, "error", None)
+        context = Context(server=server, config=config, importer=importer)
+        context.request = RequestParameters(width=size, height=size, smart=smart, quality=82)
+        return context
+
+
+    async def thumbnail(data, smart, size):
+        context = context_for(smart, size)
+        started = time.perf_counter()
+        engine = context.modules.engine
+        engine.load(data, ".jpg")
+        context.request.engine = engine
+        await Transformer(context).transform()
+        result = engine.read(".jpg", 82)
+        return time.perf_counter() - started, result
+
+
+    async def main():
+        size, out_dir, rounds, files = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+        inputs = [(path, open(path, "rb").read()) for path in files]
+        await thumbnail(inputs[0][1], True, size)  # imports and OpenCV's first call, untimed
+        for round_index in range(rounds):
+            for mode in ("center", "smart"):
+                for path, data in inputs:
+                    seconds, result = await thumbnail(data, mode == "smart", size)
+                    name = os.path.splitext(os.path.basename(path))[0]
+                    out = os.path.join(out_dir, f"{name}.{mode}.jpg")
+                    if round_index == 0:
+                        with open(out, "wb") as f:
+                            f.write(result)
+                    print(f"{mode}\t{round_index}\t{seconds * 1000:.3f}\t{out}", flush=True)
+
+
+    asyncio.run(main())
+    """#
+}
