@@ -10,7 +10,7 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderrText)")
         let help = result.stdoutText
         #expect(help.contains("USAGE: thumbd-bench"), "\(help)")
-        for subcommand in ["thumbnails", "cache", "serve", "fleet", "prefetch", "prepare", "ui", "crash", "soak"] {
+        for subcommand in ["thumbnails", "cache", "serve", "fleet", "prefetch", "prepare", "ui", "crop", "crash", "soak"] {
             #expect(help.contains("  \(subcommand) "), "--help does not list \(subcommand)")
         }
     }
