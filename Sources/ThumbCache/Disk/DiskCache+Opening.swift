@@ -76,7 +76,7 @@ extension DiskCache {
         guard fd >= 0 else {
             throw .directoryUnusable(directory: layout.root, reason: "cannot open \(layout.lockPath): \(String(cString: strerror(errno)))")
         }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if !lockExclusively(fd) {
             let code = errno
             let pid = readPID(fd)
             FileOps.closeDescriptor(fd)
@@ -87,6 +87,25 @@ extension DiskCache {
         _ = ftruncate(fd, 0)
         _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         return fd
+    }
+
+    /// flock on `fd`. A lock this very process released a moment ago can still be held by a child
+    /// another thread is spawning: between its clone and its exec the child shares the lock file's
+    /// open description (close-on-exec closes it only at the exec), which a loaded machine can
+    /// stretch to milliseconds. So when the holder named in the file is this process, it tries again
+    /// for up to a second before saying the cache is in use.
+    private static func lockExclusively(_ fd: Int32) -> Bool {
+        for _ in 0..<100 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            let code = errno
+            guard code == EWOULDBLOCK || code == EAGAIN, readPID(fd) == getpid() else {
+                errno = code
+                return false
+            }
+            usleep(10_000)
+        }
+        errno = EWOULDBLOCK
+        return false
     }
 
     static func readPID(_ fd: Int32) -> Int32? {
