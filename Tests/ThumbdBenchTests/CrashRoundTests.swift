@@ -5,7 +5,7 @@ import TestSupport
 @testable import ThumbdBench
 
 /// Issue 17's crash rounds, a few of them: the built thumbd serves a miss storm, a prefetch job and
-/// admin evictions under 1 MiB limits, is killed with SIGKILL at a seeded moment, and is started
+/// admin evictions under small limits, is killed with SIGKILL at a seeded moment, and is started
 /// again on the same directory; after each restart `thumbd cache verify` is clean, every index row
 /// has its whole file, nothing is orphaned, and every 200 answered before is still cached whole or
 /// absent. `thumbd-bench crash` runs the same code for 50 rounds. Runs in `make test`'s CPU-heavy
@@ -35,6 +35,6 @@ import TestSupport
         #expect(report.totals.torn == 0 && report.totals.orphans == 0 && report.totals.verifyFailures == 0)
         // The checks compared something: answers came before the kills, and some outlived them.
         #expect(report.totals.answers > 0, "no thumbnail was answered before any kill")
-        #expect(report.totals.stillCached > 0, "no answered thumbnail was still cached after any restart")
+        #expect(report.totals.stillCached > 0, "no answered thumbnail was still cached after any restart: \(report.rounds.map { "round \($0.round): \($0.load.answered) answered, \($0.directory.absent) absent" })")
     }
 }

@@ -38,8 +38,10 @@ final class CrashURLPlan: Sendable {
         // The size moves on once per pass over the photos, so each photo comes at every size.
         let size = Self.sizes[(k / photos.count) % Self.sizes.count]
         let format = k % 5 == 4 ? "webp" : "jpeg"
-        let variant = CacheVariant(size: size, fit: "cover", format: format, quality: 82)
-        let path = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(url))&size=\(size)&fit=cover&format=\(format)&q=82"
+        // Every variant parameter explicit (gravity too): the key computed here must be the daemon's
+        // whatever its configured defaults.
+        let variant = CacheVariant(size: size, fit: "cover", format: format, quality: 82, gravity: CacheVariant.centerGravity)
+        let path = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(url))&size=\(size)&fit=cover&format=\(format)&q=82&gravity=center"
         let digest = (try? CacheKey(url: url, variant: variant))?.digest ?? ""
         return CrashRequest(url: url, variant: variant.description, path: path, digest: digest)
     }
