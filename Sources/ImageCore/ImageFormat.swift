@@ -5,6 +5,15 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case png
     case webp
     case avif
+    /// HEVC in HEIF (iPhone photos): read only, never written (`isWritable`).
+    case heic
+
+    /// Formats thumbd encodes: every one but HEIC, which it only reads (an HEVC encoder is a patent
+    /// licence and a slow encode for a format browsers other than Safari do not show).
+    public var isWritable: Bool { self != .heic }
+
+    /// The formats thumbd encodes, in the order they are offered.
+    public static let writable: [ImageFormat] = allCases.filter(\.isWritable)
 
     public var mimeType: String {
         switch self {
@@ -12,6 +21,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .png: "image/png"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .heic: "image/heic"
         }
     }
 
@@ -21,6 +31,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .png: "png"
         case .webp: "webp"
         case .avif: "avif"
+        case .heic: "heic"
         }
     }
 }
@@ -44,7 +55,9 @@ public enum SniffedFormat: Equatable, Sendable {
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .unsupported("TIFF") }
         if starts(Array("BM".utf8)) { return .unsupported("BMP") }
         if starts(Array("ftyp".utf8), at: 4) {
-            return isAVIF(data) ? .supported(.avif) : .unsupported("HEIF (ISO media)")
+            if isAVIF(data) { return .supported(.avif) }
+            if isHEIC(data) { return .supported(.heic) }
+            return .unsupported("ISO media (MP4, QuickTime or a HEIF kind other than AVIF and HEIC)")
         }
         if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .unsupported("JPEG XL") }
         if starts([0x00, 0x00, 0x01, 0x00]) { return .unsupported("ICO") }
@@ -53,29 +66,47 @@ public enum SniffedFormat: Equatable, Sendable {
 
     /// Whether `data` starts with an ISO-BMFF `ftyp` box whose major or compatible brands include
     /// `avif` or `avis` (AVIF is told from HEIC by a brand, which may sit past the first 16 bytes).
-    /// Reads only the ftyp box, as much of it as `data` holds; handles 64-bit and to-the-end sizes.
     public static func isAVIF<Bytes: Collection>(_ data: Bytes) -> Bool where Bytes.Element == UInt8 {
+        ftypBrands(data).contains { avifBrands.contains($0) }
+    }
+
+    /// Whether `data` is HEIF that is not AVIF: a brand of HEVC images or sequences (`heic`, `heix`,
+    /// `heim`, `heis`, `hevc`, `hevx`), or only the generic HEIF brands (`mif1`, `msf1`) with no
+    /// `avif`/`avis` beside them, which in practice is HEVC (iPhones write `mif1` + `heic`; libheif
+    /// reads whatever codec the items turn out to use). AVIF brands win: such files go to libavif.
+    public static func isHEIC<Bytes: Collection>(_ data: Bytes) -> Bool where Bytes.Element == UInt8 {
+        let brands = ftypBrands(data)
+        guard !brands.contains(where: avifBrands.contains) else { return false }
+        return brands.contains { heicBrands.contains($0) || genericHEIFBrands.contains($0) }
+    }
+
+    static let avifBrands: Set<String> = ["avif", "avis"]
+    static let heicBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx"]
+    static let genericHEIFBrands: Set<String> = ["mif1", "msf1"]
+
+    /// The major and compatible brands of the `ftyp` box `data` starts with (empty when it does not).
+    /// Reads only the ftyp box, as much of it as `data` holds; handles 64-bit and to-the-end sizes.
+    static func ftypBrands<Bytes: Collection>(_ data: Bytes) -> [String] where Bytes.Element == UInt8 {
         let head = Array(data.prefix(16 + 4 * 66))
-        guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return false }
+        guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return [] }
         func number(_ range: Range<Int>) -> UInt64 { head[range].reduce(0) { $0 << 8 | UInt64($1) } }
         var headerSize = 8
         var end = head.count
         switch number(0..<4) {
         case 0: break  // runs to the end of the file
         case 1:
-            guard head.count >= 20 else { return false }
+            guard head.count >= 20 else { return [] }
             headerSize = 16
             let large = number(8..<16)
-            guard large >= 16 + 8 else { return false }
+            guard large >= 16 + 8 else { return [] }
             end = large < UInt64(head.count) ? Int(large) : head.count
         case let size where size >= 16:
             end = min(Int(size), head.count)
         default:
-            return false
+            return []
         }
-        guard end >= headerSize + 4 else { return false }
-        func isAVIFBrand(_ at: Int) -> Bool { ["avif", "avis"].contains(String(decoding: head[at..<at + 4], as: UTF8.self)) }
-        if isAVIFBrand(headerSize) { return true }
-        return stride(from: headerSize + 8, through: end - 4, by: 4).contains(where: isAVIFBrand)
+        guard end >= headerSize + 4 else { return [] }
+        func brand(_ at: Int) -> String { String(decoding: head[at..<at + 4], as: UTF8.self) }
+        return [brand(headerSize)] + stride(from: headerSize + 8, through: end - 4, by: 4).map(brand)
     }
 }
