@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
@@ -68,9 +69,11 @@ let package = Package(
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         // The C modules too: ImageCodecs reports the libraries' versions.
         .target(name: "AVIFCodec", dependencies: ["ImageCore", "CAVIF"]),
+        // HEIC in (iPhone photos) through libheif; never written.
+        .target(name: "HEIFCodec", dependencies: ["ImageCore", "CHEIF"]),
         // Colour management (Little CMS): any source's colours to sRGB, below the codecs' one door.
         .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"]),
-        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "ColorManagement",
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "ColorManagement",
                                                     "CJPEG", "CPNG", "CWebP", "CAVIF"]),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
@@ -207,7 +210,7 @@ let package = Package(
         .target(
             name: "ThumbdFuzzTargets",
             dependencies: [
-                "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "Thumbnailer",
+                "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "Thumbnailer",
                 "UploadForms", "UploadPreparation", "ThumbCache", "ThumbServer", "ThumbPipeline", "ThumbdConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -229,6 +232,10 @@ let package = Package(
                                                                 "ChildProcess", "CLCMS2", "Thumbnailer"],
                     exclude: ["Scripts"]),
         .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF"]),
+        // HEIC files are made in the tests with libheif's heif-enc (libheif-examples), and with
+        // libheif's encoder API where heif-enc 1.15 has no option (irot/imir, an ICC profile).
+        .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "ChildProcess",
+                                                           "CHEIF", "PNGCodec"]),
         .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),

@@ -1,5 +1,6 @@
 import AVIFCodec
 import ColorManagement
+import HEIFCodec
 import ImageCore
 import JPEGCodec
 import PNGCodec
@@ -12,10 +13,10 @@ public enum ImageCodecs {
         case .supported(let format):
             return format
         case .unsupported(let name):
-            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG, WebP and AVIF")
+            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG, WebP, AVIF and HEIC")
         case .unknown:
             if data.isEmpty { throw .corrupt("the file is empty") }
-            throw .unsupported("not a JPEG, PNG, WebP or AVIF image (unrecognised signature)")
+            throw .unsupported("not a JPEG, PNG, WebP, AVIF or HEIC image (unrecognised signature)")
         }
     }
 
@@ -27,6 +28,7 @@ public enum ImageCodecs {
         case .png: try PNGCodec.readInfo(data, limits: limits)
         case .webp: try WebPCodec.readInfo(data)
         case .avif: try AVIFCodec.readInfo(data, limits: limits)
+        case .heic: try HEIFCodec.readInfo(data, limits: limits)
         }
         try limits.check(width: info.width, height: info.height)
         return info
@@ -57,6 +59,7 @@ public enum ImageCodecs {
         case .png: try PNGCodec.embeddedColor(in: data)
         case .webp: try WebPCodec.embeddedColor(in: data)
         case .avif: AVIFCodec.iccProfile(in: data).map(EmbeddedColor.iccProfile) ?? .unspecified
+        case .heic: try HEIFCodec.embeddedColor(in: data)
         }
         return ColorManagement.changesColors(color)
     }
@@ -70,16 +73,17 @@ public enum ImageCodecs {
         case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)
+        case .heic: try HEIFCodec.decode(data, limits: limits, scale: scale)
         }
     }
 
-    /// The metadata the file carries beside its pixels; nil for PNG and AVIF, whose metadata is not
-    /// inspected (nothing hands one on unchanged).
+    /// The metadata the file carries beside its pixels; nil for PNG, AVIF and HEIC, whose metadata is
+    /// not inspected (nothing hands one on unchanged: a HEIC is always re-encoded).
     public static func metadata(in data: [UInt8]) throws(ImageError) -> EmbeddedMetadata? {
         switch try format(of: data) {
         case .jpeg: try JPEGCodec.metadata(in: data)
         case .webp: try WebPCodec.metadata(in: data)
-        case .png, .avif: nil
+        case .png, .avif, .heic: nil
         }
     }
 
@@ -88,6 +92,7 @@ public enum ImageCodecs {
         try JPEGCodec.removingMetadata(data)
     }
 
+    /// Writes JPEG, PNG, WebP or AVIF (`EncodeSettings` has no HEIC: it is read only).
     public static func encode(_ image: PixelBuffer, _ settings: EncodeSettings) throws(ImageError) -> [UInt8] {
         switch settings {
         case .jpeg(let quality, let progressive):

@@ -3,6 +3,7 @@ import CJPEG
 import CPNG
 import CWebP
 import ColorManagement
+import HEIFCodec
 
 /// The versions of the image libraries thumbd runs with, for `thumbd --version` and bug reports.
 public struct CodecLibraryVersions: Sendable, Equatable {
@@ -16,6 +17,8 @@ public struct CodecLibraryVersions: Sendable, Equatable {
     public var lcms2: String
     /// libavif as loaded at run time.
     public var libavif: String
+    /// libheif as loaded at run time (HEIC input).
+    public var libheif: String
 }
 
 extension ImageCodecs {
@@ -28,7 +31,8 @@ extension ImageCodecs {
             // libwebp: 0xMMmmrr, one byte each.
             libwebp: dotted(Int(WebPGetDecoderVersion()), bases: [0x10000, 0x100]),
             lcms2: ColorManagement.libraryVersion,
-            libavif: String(cString: avifVersion())
+            libavif: String(cString: avifVersion()),
+            libheif: HEIFCodec.libraryVersion
         )
     }
 

@@ -34,7 +34,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Image files (JPEG, PNG, WebP or AVIF).")
+    @Argument(help: "Image files (JPEG, PNG, WebP, AVIF or HEIC).")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (only with a single input). The format follows its extension unless --format is given.")
@@ -97,6 +97,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("-o takes a single input; for \(inputs.count) inputs use --out-dir DIR.")
         default: break
         }
+        if let format = resolvedFormat(for: output), !format.isWritable {
+            throw ValidationError("thumbd reads \(format.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp or .avif, or give --format.")
+        }
         if lossless && resolvedFormat(for: output) != .webp {
             throw ValidationError("--lossless applies to WebP output only; add --format webp.")
         }
@@ -150,7 +153,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         case .png: .png
         case .webp: lossless ? .webpLossless : .webp(quality: quality)
         case .avif: .avif(quality: quality, speed: avifSpeed)
-        case nil: nil
+        case .heic, nil: nil  // HEIC output is refused in validate()
         }
     }
 
