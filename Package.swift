@@ -234,8 +234,7 @@ let package = Package(
         .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF"]),
         // HEIC files are made in the tests with libheif's heif-enc (libheif-examples), and with
         // libheif's encoder API where heif-enc 1.15 has no option (irot/imir, an ICC profile).
-        .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "ChildProcess",
-                                                           "CHEIF", "PNGCodec"]),
+        .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "CHEIF"]),
         .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),

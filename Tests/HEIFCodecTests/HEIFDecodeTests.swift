@@ -85,7 +85,7 @@ struct HEIFDecodeTests {
     @Test("an Exif Orientation tag without irot is ignored, as HEIF requires (heif-enc copies a JPEG's EXIF, writes no irot)")
     func exifOrientationIgnored() throws {
         let jpeg = try PhonePhoto.jpeg(upright: Self.photo, orientation: .right)
-        let data = try HEIFEnc.encode(png: jpeg, extension: "jpg")
+        let data = try HEIFEnc.encode(file: jpeg, extension: "jpg")
         #expect(HEIFBoxes.find(data, "Exif") != nil && HEIFBoxes.find(data, "irot") == nil)
         let info = try HEIFCodec.readInfo(data, limits: DecodeLimits())
         // Stored 64x96 (the JPEG's pixels, sideways); shown as stored.

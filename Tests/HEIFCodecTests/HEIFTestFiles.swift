@@ -1,63 +1,14 @@
 import CHEIF
-import ChildProcess
 import Foundation
 import ImageCore
-import PNGCodec
 import Testing
-
-/// HEIC files made at test time: with libheif's own `heif-enc` (libheif-examples) from PNGs written
-/// here, so every pixel is known, and with libheif's encoder API where heif-enc 1.15 has no option
-/// (irot/imir from an orientation, an arbitrary ICC profile). Nothing is committed.
-enum HEIFEnc {
-    /// Why heif-enc cannot make HEIC here, or nil when it can: the program, and an HEVC encoder
-    /// (x265 is built into Debian 12's libheif1; other builds load it as a plugin).
-    static let missing: String? = {
-        guard ChildProcess.isInstalled("heif-enc") else {
-            return "heif-enc is not installed (apt-get install libheif-examples, or make reference-deps): HEIC tests SKIPPED"
-        }
-        guard let list = try? ChildProcess.run("heif-enc", ["--list-encoders"], timeoutSeconds: 30),
-              let heic = list.stdoutText.range(of: "HEIC encoders:"),
-              list.stdoutText[heic.upperBound...].drop(while: \.isNewline).hasPrefix("- ") else {
-            return "heif-enc has no HEVC encoder (install libheif-plugin-x265 where libheif loads codecs as plugins): HEIC tests SKIPPED"
-        }
-        return nil
-    }()
-
-    static var available: Bool { missing == nil }
-
-    /// `image` written as PNG and encoded by heif-enc. `arguments` go before the file names.
-    static func encode(_ image: PixelBuffer, quality: Int = 90, _ arguments: [String] = []) throws -> [UInt8] {
-        try encode(png: try PNGCodec.encode(image), extension: "png", quality: quality, arguments)
-    }
-
-    /// Any input heif-enc reads (PNG, JPEG), as bytes.
-    static func encode(png input: [UInt8], extension ext: String, quality: Int = 90, _ arguments: [String] = []) throws -> [UInt8] {
-        let folder = try scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("in.\(ext)"), output = folder.appendingPathComponent("out.heic")
-        try Data(input).write(to: source)
-        let result = try ChildProcess.run("heif-enc", arguments + ["-q", "\(quality)", "-o", output.path, source.path], timeoutSeconds: 120)
-        guard result.status == 0 else { throw TestFileError("heif-enc failed (\(result.status)): \(result.stderrText)") }
-        return [UInt8](try Data(contentsOf: output))
-    }
-
-    static func scratch() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-heif-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-}
-
-struct TestFileError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+import TestSupport
 
 /// libheif's encoder API (x265), for what heif-enc 1.15 cannot write: irot/imir boxes (from an EXIF
 /// orientation: libheif writes the transform that stands the stored pixels up) and an ICC profile.
 enum LibHEIFWriter {
     static func encode(_ stored: PixelBuffer, orientation: Orientation = .up, icc: [UInt8]? = nil, quality: Int32 = 90) throws -> [UInt8] {
-        guard let context = heif_context_alloc() else { throw TestFileError("heif_context_alloc") }
+        guard let context = heif_context_alloc() else { throw HEIFEnc.Failure("heif_context_alloc") }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
         try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "no HEVC encoder")
@@ -92,7 +43,7 @@ enum LibHEIFWriter {
 
     private static func check(_ error: heif_error, _ what: String) throws {
         guard error.code == heif_error_Ok else {
-            throw TestFileError("libheif \(what): \(error.message.map { String(cString: $0) } ?? "\(error.code)")")
+            throw HEIFEnc.Failure("libheif \(what): \(error.message.map { String(cString: $0) } ?? "\(error.code)")")
         }
     }
 }
@@ -119,7 +70,7 @@ enum HEIFBoxes {
             patched += 1
             at = ispe + 16
         }
-        guard patched > 0 else { throw TestFileError("no ispe") }
+        guard patched > 0 else { throw HEIFEnc.Failure("no ispe") }
         return out
     }
 
