@@ -88,3 +88,22 @@ struct OrientationTests {
         #expect(SSIM.compare(upright.pixels, upright.pixels.oriented(.right)) < 0.9)
     }
 }
+
+/// HEIC in through the Thumbnailer: made by heif-enc from known pixels, the thumbnail matches the
+/// source's, and the default encoding is never HEIC.
+@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+struct HEICThumbnailTests {
+    @Test func thumbnailOfAHEIC() throws {
+        let photo = PhonePhoto.synthetic(width: 320, height: 240, seed: 9)
+        let heic = try HEIFEnc.encode(photo)
+        let thumbnail = try Thumbnailer.make(from: heic, ThumbnailRequest(size: 80, fit: .contain))
+        #expect(thumbnail.source.format == .heic)
+        #expect(thumbnail.format == .jpeg, "the default encoding for an opaque HEIC")
+        #expect(thumbnail.width == 80 && thumbnail.height == 60)
+        let reference = Resampler.resize(photo, width: 80, height: 60)
+        let decoded = try ImageCodecs.decode(thumbnail.bytes).pixels
+        let ssim = SSIM.compare(decoded, reference)
+        #expect(ssim > 0.85, "SSIM \(ssim) against the source resized")
+        #expect(Thumbnailer.defaultEncoding(for: ImageInfo(format: .heic, width: 1, height: 1, hasAlpha: true)).format != .heic)
+    }
+}

@@ -219,3 +219,22 @@ struct UploadPreparerTests {
         #expect(SSIM.compare(small, turned) < ssim - 0.1, "\(name): the upside-down photo matches as well")
     }
 }
+
+/// A seller's iPhone photo as HEIC: accepted, decoded, and re-encoded as the settings say (HEIC is
+/// never handed on: it is not a format the upload may keep).
+@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+struct HEICUploadTests {
+    @Test func heicIsPreparedAsJPEG() async throws {
+        let upright = PhonePhoto.synthetic(width: 400, height: 300, seed: 12)
+        let heic = try HEIFEnc.encode(upright)
+        let prepared = try await UploadPreparer.prepare([SourceImage(name: "IMG_0001.HEIC", bytes: heic)], settings: UploadSettings(), run: Fixtures.run)
+        let image = try #require(prepared.first)
+        #expect(image.sourceInfo.format == .heic)
+        #expect(image.action == .encoded && image.format == .jpeg)
+        let decoded = try ImageCodecs.decode(image.bytes)
+        #expect(decoded.info.format == .jpeg && decoded.pixels.width == 400 && decoded.pixels.height == 300)
+        let ssim = SSIM.compare(decoded.pixels, upright)
+        #expect(ssim > 0.85, "SSIM \(ssim)")
+    }
+}
+
