@@ -49,11 +49,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:symbolize=1:
 # target  max_len  dictionary  seed sources (TestImages/ and CORPORA folders, by file extension)
 # A target missing here, or a row for a target thumbd-fuzz does not have, is an error.
 TABLE="
-thumbnail 32768 image     images:jpg,jpeg,png,webp,avif
+thumbnail 32768 image     images:jpg,jpeg,png,webp,avif,heic
 jpeg      32768 jpeg.dict images:jpg,jpeg
 png       32768 png.dict  images:png
 webp      32768 webp.dict images:webp
 avif      16384 avif.dict images:avif
+heic      16384 heic.dict images:heic
 exif      2048  exif.dict -
 multipart 16384 multipart.dict -
 query     2048  query.dict -
@@ -114,8 +115,8 @@ seed() {
 dictionary() {
     local name=$1
     if [ "$name" = image ]; then
-        # The whole thumbnail path reads every format: one dictionary of all four.
-        cat "$DICTS/jpeg.dict" "$DICTS/png.dict" "$DICTS/webp.dict" "$DICTS/avif.dict" > "$RUN/image.dict"
+        # The whole thumbnail path reads every format: one dictionary of all five.
+        cat "$DICTS/jpeg.dict" "$DICTS/png.dict" "$DICTS/webp.dict" "$DICTS/avif.dict" "$DICTS/heic.dict" > "$RUN/image.dict"
         echo "$RUN/image.dict"
     else
         echo "$DICTS/$name"

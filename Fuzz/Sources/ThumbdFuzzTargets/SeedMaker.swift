@@ -8,6 +8,8 @@ public enum SeedMaker {
         case .png: SeedImages.all.filter { $0.name.hasSuffix(".png") }
         case .webp: SeedImages.all.filter { $0.name.hasSuffix(".webp") }
         case .avif: SeedImages.all.filter { $0.name.hasSuffix(".avif") }
+        // thumbd writes no HEIC: its seeds are TestImages/heic (made by Scripts/heic_testimages.py).
+        case .heic: []
         case .exif: SeedTexts.exif
         case .multipart: SeedTexts.multipart
         case .query: SeedTexts.queries.enumerated().map { ("query-\($0.offset).txt", Array($0.element.utf8)) }
