@@ -23,14 +23,7 @@ struct BrokenCorpusTests {
             try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: file)
             inputs.append(link.path)
         }
-        // Two jobs at once, each allowed at most the default 512 MiB decode budget: 1.5 GiB of address
-        // space is room for honest work and none for a 280 MP or 4 Gpx allocation.
-        let result = try CLI.run(["thumbnail"] + inputs + ["--out-dir", out.appendingPathComponent("thumbs").path, "--size", "64", "-q", "--jobs", "2"],
-                                 addressSpaceMiB: 1536, timeout: 600)
-        #expect(!result.timedOut, "thumbd hung on the broken corpus")
-        #expect(result.status == 1, "exit \(result.status): a crash shows as 128+signal\n\(result.stderrText.suffix(2000))")
-
-        let codes = CLI.errorCodes(result.stderrText)
+        let codes = try Self.thumbnailBatch(inputs, out: out, size: 64, timeout: 600, what: "the broken corpus")
         for (index, row) in rows.enumerated() {
             let input = inputs[index]
             let verdict = row["libs_verdict"] ?? ""
@@ -47,6 +40,18 @@ struct BrokenCorpusTests {
         }
         let misnamed = try #require(rows.firstIndex { $0["file"] == "misc/mozilla_jpg-size-6x6.jpg.is-really-png.jpg" })
         #expect(codes[inputs[misnamed]] == nil, "a PNG named .jpg must decode by its magic bytes")
+    }
+
+    /// `thumbd thumbnail` over a batch of hostile files, two jobs at once, each allowed at most the
+    /// default 512 MiB decode budget: 1.5 GiB of address space is room for honest work and none for
+    /// a 280 MP or 4 Gpx allocation. Expects no hang and exit 1 (some refused, no crash); the codes
+    /// by input path.
+    static func thumbnailBatch(_ inputs: [String], out: URL, size: Int, timeout: Double, what: String) throws -> [String: String] {
+        let result = try CLI.run(["thumbnail"] + inputs + ["--out-dir", out.appendingPathComponent("thumbs").path, "--size", "\(size)", "-q", "--jobs", "2"],
+                                 addressSpaceMiB: 1536, timeout: timeout)
+        #expect(!result.timedOut, "thumbd hung on \(what)")
+        #expect(result.status == 1, "exit \(result.status): a crash shows as 128+signal\n\(result.stderrText.suffix(2000))")
+        return CLI.errorCodes(result.stderrText)
     }
 }
 
@@ -85,11 +90,7 @@ struct BrokenHEICTests {
             try Data(file.bytes).write(to: url)
             inputs.append(url.path)
         }
-        let result = try CLI.run(["thumbnail"] + inputs + ["--out-dir", dir.appendingPathComponent("thumbs").path, "--size", "32", "-q", "--jobs", "2"],
-                                 addressSpaceMiB: 1536, timeout: 300)
-        #expect(!result.timedOut, "thumbd hung on broken HEIC")
-        #expect(result.status == 1, "exit \(result.status): a crash shows as 128+signal\n\(result.stderrText.suffix(2000))")
-        let codes = CLI.errorCodes(result.stderrText)
+        let codes = try BrokenCorpusTests.thumbnailBatch(inputs, out: dir, size: 32, timeout: 300, what: "broken HEIC")
         var tally: [String: Int] = [:]
         for (file, input) in zip(files, inputs) {
             let code = codes[input]
