@@ -7,8 +7,11 @@ import TestSupport
 /// libheif's encoder API (x265), for what heif-enc 1.15 cannot write: irot/imir boxes (from an EXIF
 /// orientation: libheif writes the transform that stands the stored pixels up) and an ICC profile.
 enum LibHEIFWriter {
+    /// libheif wants heif_init before contexts are made from several threads (HEIFCodec does the same).
+    static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+
     static func encode(_ stored: PixelBuffer, orientation: Orientation = .up, icc: [UInt8]? = nil, quality: Int32 = 90) throws -> [UInt8] {
-        guard let context = heif_context_alloc() else { throw HEIFEnc.Failure("heif_context_alloc") }
+        guard initialized, let context = heif_context_alloc() else { throw HEIFEnc.Failure("heif_init or heif_context_alloc") }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?
         try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "no HEVC encoder")
