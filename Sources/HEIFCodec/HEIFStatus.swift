@@ -7,7 +7,8 @@ extension ImageError {
     /// libheif says "end of data" for data that stops early (an item's extent past the end of the
     /// file): truncated. Its security limits (image size, box counts, nesting) are allocation limits:
     /// `pixel_limit_exceeded`. A codec or feature it lacks is unsupported; the rest is corrupt data,
-    /// the HEVC decoder's failures included.
+    /// the HEVC decoder's failures included. libheif's message text belongs to the context (or image)
+    /// that reported it: call this before freeing that.
     static func heif(_ error: heif_error, _ what: String) -> ImageError {
         let message = error.message.map { String(cString: $0) } ?? ""
         let detail = message.isEmpty ? "libheif error \(error.code.rawValue)/\(error.subcode.rawValue)" : message

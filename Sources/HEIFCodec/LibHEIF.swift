@@ -31,15 +31,18 @@ struct LibHEIFFile: ~Copyable {
         // Tiles decode on the calling thread: thumbd runs one image per core on its own pool.
         heif_context_set_max_decoding_threads(context, 0)
         let read = heif_context_read_from_memory_without_copy(context, base, data.count, nil)
+        // A heif_error's message lives in the context: the ImageError is made before the context is freed.
         guard read.code == heif_error_Ok else {
+            let error = ImageError.heif(read, "reading the HEIF boxes")
             heif_context_free(context)
-            throw .heif(read, "reading the HEIF boxes")
+            throw error
         }
         var handle: OpaquePointer?
         let primary = heif_context_get_primary_image_handle(context, &handle)
         guard primary.code == heif_error_Ok, let handle else {
+            let error = ImageError.heif(primary, "finding the primary image")
             heif_context_free(context)
-            throw .heif(primary, "finding the primary image")
+            throw error
         }
         self.context = context
         self.handle = handle
