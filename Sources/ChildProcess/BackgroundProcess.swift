@@ -134,21 +134,47 @@ public final class BackgroundProcess: Sendable {
 
     /// A TCP port on 127.0.0.1 that nothing listens on just now (the kernel picks it).
     public static func freePort() throws -> Int {
+        let (fd, port) = try boundSocket()
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a port on 127.0.0.1 the kernel picks, not listening.
+    static func boundSocket() throws -> (descriptor: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError(description: "socket failed: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw ChildProcessError(description: "cannot bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+        guard bound == 0 else {
+            close(fd)
+            throw ChildProcessError(description: "cannot bind 127.0.0.1:0: \(String(cString: strerror(errno)))")
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard named == 0 else { throw ChildProcessError(description: "getsockname failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard named == 0 else {
+            close(fd)
+            throw ChildProcessError(description: "getsockname failed")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
+}
+
+/// A port on 127.0.0.1 that refuses connections for as long as this lives: bound and never
+/// listened on, so no other process can take it meanwhile (a port merely found free once can be
+/// taken by a test running beside, which then answers in its place).
+public final class RefusingPort: Sendable {
+    public let port: Int
+    private let descriptor: Int32
+
+    public init() throws {
+        (descriptor, port) = try BackgroundProcess.boundSocket()
+    }
+
+    deinit { close(descriptor) }
 }

@@ -43,7 +43,8 @@ struct FleetEntryTests {
     @Test("An entry point that does not answer: every item fails with entry_unreachable, the job ends, nothing is downloaded")
     func deadEntryPoint() async throws {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
-        let closedPort = try BackgroundProcess.freePort()
+        let refusing = try RefusingPort()
+        let closedPort = refusing.port
         let front = try await TestDaemon.start { $0.fleet.entry = "http://127.0.0.1:\(closedPort)" }
         let urls = (0..<5).map { origin.url("/a.jpg?n=\($0)") }
         let started = ContinuousClock.now
@@ -57,6 +58,7 @@ struct FleetEntryTests {
         #expect(origin.totalRequests == 0)
         try await front.stop()
         try await origin.shutdown()
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("fleet.entry and fleet.nodes are checked when the settings are read")

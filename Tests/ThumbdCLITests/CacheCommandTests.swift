@@ -122,7 +122,8 @@ struct CacheCommandTests {
     @Test func withFleetNodesConfiguredTheCommandsAskTheNodesUnlessACacheDirectoryIsNamed() throws {
         let dir = try makeCache()
         let config = dir.deletingLastPathComponent().appendingPathComponent("thumbd.yaml")
-        let deadPort = try BackgroundProcess.freePort()
+        let refusing = try RefusingPort()
+        let deadPort = refusing.port
         try "fleet:\n  nodes: http://127.0.0.1:\(deadPort)\ncache:\n  dir: \(dir.path)\n".write(to: config, atomically: true, encoding: .utf8)
         let fleet = try CLI.run(["cache", "stats", "--config", config.path, "--json"])
         #expect(fleet.status == 1, "a node that does not answer fails the command")
@@ -138,5 +139,6 @@ struct CacheCommandTests {
         #expect(try json(local) as? [String: String] == ["host": "img.shop.example", "removed": "2"])
         let usage = try CLI.run(["cache", "evict", "--config", config.path])
         #expect(usage.status == 2 && usage.stderrText.contains("give a URL or --host HOST"))
+        withExtendedLifetime(refusing) {}
     }
 }
