@@ -5,7 +5,7 @@ import ThumbPipeline
 /// Validated thumbnail queries by their raw text. Parsing (percent-decoding, URL normalization,
 /// signature check, the key's SHA-256) costs more than serving a hit from memory, and hot
 /// thumbnails are asked for with the same query again and again, so each distinct query is parsed
-/// once. Only valid queries are kept; the table is emptied when it reaches its size. `package` for
+/// once. Only valid queries of hits are kept; the table is emptied when it reaches its size. `package` for
 /// the query fuzz target (Fuzz/), which parses as the fast path does.
 package final class ThumbnailQueryMemo: Sendable {
     /// A class: a hit takes it from the table with one retain, not one per string inside it.
@@ -47,8 +47,15 @@ package final class ThumbnailQueryMemo: Sendable {
     }
 
     package func parse(_ rawQuery: String?) throws -> Parsed {
+        try lookUp(rawQuery).parsed
+    }
+
+    /// The query parsed, from the table when it is there (`remembered`). Nothing is added here:
+    /// `remember` adds a query once it has been a hit, so a stream of misses (each a new query,
+    /// asked once) cannot grow the table, only the hot set fills it.
+    func lookUp(_ rawQuery: String?) throws -> (parsed: Parsed, remembered: Bool) {
         let raw = rawQuery ?? ""
-        if let known = table.withLock({ $0[raw] }) { return known }
+        if let known = table.withLock({ $0[raw] }) { return (known, true) }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
         let plain = query.spec(accept: nil)
         let negotiated = { (type: String) in
@@ -56,10 +63,15 @@ package final class ThumbnailQueryMemo: Sendable {
         }
         let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: plain.variant),
                             avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"))
+        return (parsed, false)
+    }
+
+    var rememberedCount: Int { table.withLock { $0.count } }
+
+    func remember(_ rawQuery: String?, _ parsed: Parsed) {
         table.withLock { table in
             if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
-            table[raw] = parsed
+            table[rawQuery ?? ""] = parsed
         }
-        return parsed
     }
 }

@@ -75,7 +75,14 @@ struct ThumbnailRoute: Sendable {
 
     func freshHit(uri: String, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
-        guard let parsed = try? queries.parse(query) else { return nil }
+        guard let (parsed, remembered) = try? queries.lookUp(query) else { return nil }
+        let hit = freshHit(parsed, accept: accept, ifNoneMatch: ifNoneMatch, version: version, keepAlive: keepAlive)
+        if hit != nil, !remembered { queries.remember(query, parsed) }
+        return hit
+    }
+
+    private func freshHit(_ parsed: ThumbnailQueryMemo.Parsed, accept: String?, ifNoneMatch: String?, version: HTTPVersion,
+                          keepAlive: Bool) -> FastHit? {
         let key = parsed.key(accept: accept)
         let (second, date) = HTTPDate.current
         let hit: CacheHit
