@@ -46,3 +46,13 @@ extension Resampler {
         }
     }
 }
+
+extension Resampler {
+    /// Where a stored region lies in the upright image: `storedRegion` undone, by the inverse
+    /// orientation over the upright dimensions.
+    public static func uprightRegion(_ r: SourceRegion, orientation: Orientation,
+                                     storedWidth w: Double, storedHeight h: Double) -> SourceRegion {
+        let (uprightWidth, uprightHeight) = orientation.swapsDimensions ? (h, w) : (w, h)
+        return storedRegion(r, orientation: orientation.inverse, storedWidth: uprightWidth, storedHeight: uprightHeight)
+    }
+}
