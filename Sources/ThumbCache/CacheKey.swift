@@ -11,18 +11,25 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
     public var format: String
     /// Encoder quality; 0 where it does not apply (PNG, lossless, originals).
     public var quality: Int
-    /// Where a cover crop was taken from: "center" (every entry made before gravity existed) or
-    /// "smart". Any text without a slash, so a later gravity with parameters fits.
+    /// Where a cover crop was taken from: "center" (every entry made before gravity existed),
+    /// "smart", or a focus point ("focus=0.250,0.600"). Any text without a slash other than
+    /// "trim", so one with parameters fits.
     public var gravity: String
+    /// Whether a uniform border was taken off first. False for every entry made before trimming
+    /// existed.
+    public var trim: Bool
 
     public static let centerGravity = "center"
+    static let trimText = "trim"
 
-    public init(size: Int, fit: String, format: String, quality: Int, gravity: String = CacheVariant.centerGravity) {
+    public init(size: Int, fit: String, format: String, quality: Int, gravity: String = CacheVariant.centerGravity,
+                trim: Bool = false) {
         self.size = size
         self.fit = fit
         self.format = format
         self.quality = quality
         self.gravity = gravity
+        self.trim = trim
     }
 
     /// The downloaded bytes themselves, kept under their own budget so a new size of a known
@@ -31,38 +38,56 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
 
     public var isOriginal: Bool { fit == "original" }
 
-    /// Stable text form, part of the hashed key and shown by the CLI: `200/cover/jpeg/q82`, and
-    /// `200/cover/jpeg/q82/smart` for another gravity. A centre crop writes no gravity, so its key
-    /// is the one it had before gravity existed and those entries stay valid.
+    /// Stable text form, part of the hashed key and shown by the CLI: `200/cover/jpeg/q82`, then
+    /// `/smart` or `/focus=0.250,0.600` for another gravity, then `/trim` when a border was taken
+    /// off (`200/cover/jpeg/q82/smart/trim`). A centre crop without trim writes neither, so its key
+    /// is the one it had before gravity and trim existed and those entries stay valid.
     public var description: String {
-        let plain = "\(size)/\(fit)/\(format)/q\(quality)"
-        return gravity == Self.centerGravity ? plain : plain + "/" + gravity
+        var text = "\(size)/\(fit)/\(format)/q\(quality)"
+        if gravity != Self.centerGravity { text += "/" + gravity }
+        if trim { text += "/" + Self.trimText }
+        return text
     }
 
     /// Parses `description`'s form back (for the index and the CLI). `…/center` is refused: it has
     /// one spelling, without the gravity, so one variant never has two texts (nor two keys).
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4 || parts.count == 5, let size = Int(parts[0]), parts[3].first == "q",
+        var parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (4...6).contains(parts.count), let size = Int(parts[0]), parts[3].first == "q",
               let quality = Int(parts[3].dropFirst()) else {
             return nil
         }
+        let trim = parts.count > 4 && parts.last == Substring(Self.trimText)
+        if trim { parts.removeLast() }
         var gravity = Self.centerGravity
         if parts.count == 5 {
-            guard !parts[4].isEmpty, parts[4] != Self.centerGravity else { return nil }
+            guard !parts[4].isEmpty, parts[4] != Self.centerGravity, parts[4] != Substring(Self.trimText) else { return nil }
             gravity = String(parts[4])
         }
-        self.init(size: size, fit: String(parts[1]), format: String(parts[2]), quality: quality, gravity: gravity)
+        guard parts.count <= 5 else { return nil }
+        self.init(size: size, fit: String(parts[1]), format: String(parts[2]), quality: quality, gravity: gravity, trim: trim)
     }
 
-    private enum CodingKeys: String, CodingKey { case size, fit, format, quality, gravity }
+    private enum CodingKeys: String, CodingKey { case size, fit, format, quality, gravity, trim }
 
-    /// JSON written before gravity existed has none: those are centre crops.
+    /// JSON written before gravity or trim existed has neither: those are untrimmed centre crops.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(size: try container.decode(Int.self, forKey: .size), fit: try container.decode(String.self, forKey: .fit),
                   format: try container.decode(String.self, forKey: .format), quality: try container.decode(Int.self, forKey: .quality),
-                  gravity: try container.decodeIfPresent(String.self, forKey: .gravity) ?? Self.centerGravity)
+                  gravity: try container.decodeIfPresent(String.self, forKey: .gravity) ?? Self.centerGravity,
+                  trim: try container.decodeIfPresent(Bool.self, forKey: .trim) ?? false)
+    }
+
+    /// `trim` only when on, so an untrimmed variant's JSON is what it was before trimming existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(size, forKey: .size)
+        try container.encode(fit, forKey: .fit)
+        try container.encode(format, forKey: .format)
+        try container.encode(quality, forKey: .quality)
+        try container.encode(gravity, forKey: .gravity)
+        if trim { try container.encode(trim, forKey: .trim) }
     }
 }
 

@@ -77,7 +77,23 @@ struct CacheVariantGravityTests {
         #expect(try CacheKey(url: url, variant: smart).digest != CacheKey(url: url, variant: CacheVariant("200/cover/jpeg/q82")!).digest)
     }
 
-    @Test(arguments: ["200/cover/jpeg/q82/center", "200/cover/jpeg/q82/", "200/cover/jpeg/q82/smart/x"])
+    @Test func focusAndTrimAreTheirOwnVariantsAndReadBack() throws {
+        let focus = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: "focus=0.250,0.600")
+        #expect(focus.description == "200/cover/jpeg/q82/focus=0.250,0.600")
+        let trimmed = CacheVariant(size: 200, fit: "contain", format: "webp", quality: 80, trim: true)
+        #expect(trimmed.description == "200/contain/webp/q80/trim")
+        let both = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: "smart", trim: true)
+        #expect(both.description == "200/cover/jpeg/q82/smart/trim")
+        for variant in [focus, trimmed, both] { #expect(CacheVariant(variant.description) == variant) }
+        let url = "https://example.com/p.jpg"
+        let digests = try Set([focus, both, CacheVariant("200/cover/jpeg/q82/smart")!, CacheVariant("200/cover/jpeg/q82")!]
+            .map { try CacheKey(url: url, variant: $0).digest })
+        #expect(digests.count == 4)
+    }
+
+    @Test(arguments: ["200/cover/jpeg/q82/center", "200/cover/jpeg/q82/", "200/cover/jpeg/q82/smart/x",
+                      "200/cover/jpeg/q82/center/trim", "200/cover/jpeg/q82/trim/trim", "200/cover/jpeg/q82//trim",
+                      "200/cover/jpeg/q82/smart/trim/x"])
     func oneSpellingPerVariant(_ text: String) {
         #expect(CacheVariant(text) == nil)
     }
@@ -86,5 +102,9 @@ struct CacheVariantGravityTests {
         let json = Data(#"{"size":200,"fit":"cover","format":"jpeg","quality":82}"#.utf8)
         let variant = try JSONDecoder().decode(CacheVariant.self, from: json)
         #expect(variant == CacheVariant("200/cover/jpeg/q82"))
+        #expect(variant.trim == false)
+        let trimmed = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: "focus=0.250,0.600", trim: true)
+        #expect(try JSONDecoder().decode(CacheVariant.self, from: JSONEncoder().encode(trimmed)) == trimmed)
+        #expect(!String(decoding: try JSONEncoder().encode(variant), as: UTF8.self).contains("trim"))
     }
 }
