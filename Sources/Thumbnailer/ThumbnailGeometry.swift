@@ -9,22 +9,28 @@ struct ThumbnailGeometry: Equatable {
     var region: SourceRegion
 
     init(uprightWidth width: Int, uprightHeight height: Int, size: Int, fit: Fit) {
-        let w = Double(width), h = Double(height)
+        self.init(frame: SourceRegion(x: 0, y: 0, width: Double(width), height: Double(height)), size: size, fit: fit)
+    }
+
+    /// The thumbnail of `frame`, a part of the upright source (the whole of it, or what trimming
+    /// kept): its centred square for `cover`, all of it for `contain`.
+    init(frame: SourceRegion, size: Int, fit: Fit) {
+        let w = frame.width, h = frame.height
         switch fit {
         case .cover:
             let side = min(w, h)
             outputWidth = size
             outputHeight = size
-            region = SourceRegion(x: (w - side) / 2, y: (h - side) / 2, width: side, height: side)
+            region = SourceRegion(x: frame.x + (w - side) / 2, y: frame.y + (h - side) / 2, width: side, height: side)
         case .contain:
-            if width >= height {
+            if w >= h {
                 outputWidth = size
                 outputHeight = max(1, Int((Double(size) * h / w).rounded()))
             } else {
                 outputHeight = size
                 outputWidth = max(1, Int((Double(size) * w / h).rounded()))
             }
-            region = SourceRegion(x: 0, y: 0, width: w, height: h)
+            region = frame
         }
     }
 

@@ -16,6 +16,12 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var fit: Fit
     /// Where a `cover` crop is taken from; `contain` keeps the whole photo and ignores it.
     public var gravity: Gravity
+    /// Take off a uniform border (its colour read from the corners) before cropping or fitting,
+    /// so a product on a white sweep fills the thumbnail. Off by default.
+    public var trim: Bool
+    /// How far, per 8-bit channel, a pixel may be from the border's colour and still be border
+    /// (`thumbnail.trim_threshold`).
+    public var trimThreshold: Int
     /// nil picks from the source: JPEG for opaque images, PNG for ones with alpha (WebP for WebP sources).
     public var encoding: EncodeSettings?
     public var limits: DecodeLimits
@@ -26,12 +32,17 @@ public struct ThumbnailRequest: Sendable, Equatable {
 
     public static let sizeRange = 1...4096
     public static let defaultDecodeHeadroom = 2.0
+    public static let defaultTrimThreshold = BorderTrim.defaultThreshold
+    public static let trimThresholdRange = BorderTrim.thresholdRange
 
-    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, encoding: EncodeSettings? = nil,
+    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, trim: Bool = false,
+                trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
                 limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
         self.size = size
         self.fit = fit
         self.gravity = gravity
+        self.trim = trim
+        self.trimThreshold = trimThreshold
         self.encoding = encoding
         self.limits = limits
         self.decodeHeadroom = decodeHeadroom
@@ -87,7 +98,8 @@ public struct StageTimings: Sendable {
     public var resize: Duration = .zero
     /// Shrinking the decoded photo to 100 px and hashing it (ThumbHash).
     public var placeholder: Duration = .zero
-    /// Choosing a smart crop's window on the placeholder's small copy (zero for a centre crop).
+    /// Choosing a smart crop's window on the placeholder's small copy (zero for a centre crop),
+    /// and finding a trimmed border (with the decode again it may need).
     public var crop: Duration = .zero
     public var encode: Duration = .zero
     public var total: Duration { decode + color + resize + placeholder + crop + encode }

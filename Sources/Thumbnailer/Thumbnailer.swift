@@ -5,7 +5,8 @@ import ImageOps
 import ImagePlaceholder
 
 /// Encoded image bytes in, thumbnail bytes out: decode at the size needed, stand upright,
-/// choose the crop (centred, or by saliency for `Gravity.smart`), crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
+/// take off a uniform border when asked, choose the crop (centred, by saliency for `Gravity.smart`,
+/// on a point for `Gravity.focus`), crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
 /// thread that answers requests.
 public enum Thumbnailer {
     /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
@@ -19,14 +20,14 @@ public enum Thumbnailer {
 
         let info = try ImageCodecs.readInfo(data, limits: request.limits)
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
-        let geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
+        var geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
                                          size: request.size, fit: request.fit)
         var decoded = try ImageCodecs.decodeAsStored(data, limits: request.limits,
                                                      scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
         timings.decode = clock.now - start
         start = clock.now
         // CMYK is converted here; an RGB profile waits for the smaller resized pixels.
-        let color = ColorManagement.prepareConversion(&decoded)
+        var color = ColorManagement.prepareConversion(&decoded)
         timings.color = clock.now - start
 
         start = clock.now
@@ -42,12 +43,31 @@ public enum Thumbnailer {
         timings.placeholder = clock.now - start
         let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
 
-        var region = geometry.region
-        if request.fit == .cover, request.gravity == .smart {
-            start = clock.now
-            region = SmartCrop.moved(region, uprightWidth: upright.width, uprightHeight: upright.height, small: uprightSmall)
-            timings.crop = clock.now - start
+        start = clock.now
+        // The part of the upright photo the thumbnail is made of: all of it, or what trimming kept.
+        var frame = SourceRegion(x: 0, y: 0, width: Double(upright.width), height: Double(upright.height))
+        if request.trim, let kept = Trim.frame(of: decoded, info: info, threshold: request.trimThreshold) {
+            frame = kept
+            geometry = ThumbnailGeometry(frame: frame, size: request.size, fit: request.fit)
+            // The decoder's scale was chosen for the whole photo; a small kept part may need more.
+            let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
+            if decoded.scaleX < needed.minimumScale * 0.999 || decoded.scaleY < needed.minimumScale * 0.999 {
+                decoded = try ImageCodecs.decodeAsStored(data, limits: request.limits, scale: needed)
+                color = ColorManagement.prepareConversion(&decoded)
+            }
         }
+        var region = geometry.region
+        if request.fit == .cover {
+            switch request.gravity {
+            case .center: break
+            case .smart:
+                region = SmartCrop.moved(region, within: frame, uprightWidth: upright.width, uprightHeight: upright.height,
+                                         small: uprightSmall)
+            case .focus(let point):
+                region = FocusCrop.moved(region, to: point, within: frame, uprightWidth: upright.width, uprightHeight: upright.height)
+            }
+        }
+        timings.crop = clock.now - start
 
         start = clock.now
         // The crop is mapped into the stored image at full size, then by the decoder's exact scale;
