@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
-                                                                   .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality"]),
+                                                                   .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
         // A real HTTP(S) origin on 127.0.0.1 with latency and faults, for the download and server tests;
         // its certificates are made at run time with the openssl command (ChildProcess).
@@ -261,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
-                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder",
+                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

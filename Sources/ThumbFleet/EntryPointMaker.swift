@@ -58,7 +58,8 @@ public struct EntryPointMaker: PrefetchMaker {
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
     public static func parameters(url: String, spec: ThumbnailSpec) -> [(String, String)] {
-        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), ("gravity", spec.gravity.description),
-         ("format", spec.format.rawValue), ("q", String(spec.quality))]
+        // `trim` only when on, so the queries of untrimmed variants stay those written before it existed.
+        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), spec.gravity.queryParameter,
+         ("format", spec.format.rawValue), ("q", String(spec.quality))] + (spec.trim ? [("trim", "1")] : [])
     }
 }

@@ -20,6 +20,8 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "Box size in pixels.") var size: Int?
     @Option(help: "cover or contain.") var fit: String?
     @Option(help: "center or smart (default: the daemon's thumbnail.gravity).") var gravity: String?
+    @Option(help: ArgumentHelp("A focus point instead of gravity: fractions of the upright photo.", valueName: "X,Y")) var focus: String?
+    @Flag(help: "Take off a uniform border first.") var trim = false
     @Option(help: "auto, jpeg, png or webp.") var format: String?
     @Option(name: .customLong("q"), help: "Quality 1...100.") var quality: Int?
     @Option(help: "The signing key (default: the configuration's).") var key: String?
@@ -35,6 +37,8 @@ struct SignCommand: AsyncParsableCommand {
         if let size { parameters.append(("size", String(size))) }
         if let fit { parameters.append(("fit", fit)) }
         if let gravity { parameters.append(("gravity", gravity)) }
+        if let focus { parameters.append(("focus", focus)) }
+        if trim { parameters.append(("trim", "1")) }
         if let format { parameters.append(("format", format)) }
         if let quality { parameters.append(("q", String(quality))) }
         let server = loaded.daemon.server

@@ -17,13 +17,17 @@ struct ThumbnailCommand: AsyncParsableCommand {
               thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 --format webp --quality 80
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
               thumbd thumbnail product.jpg -o thumb.jpg --gravity center
+              thumbd thumbnail product.jpg -o thumb.jpg --focus 0.7,0.4 --trim
               thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
                 {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
 
             Gravity: a cover crop keeps the square that holds the most of what stands out in
             the photo (--gravity smart, the default: a saliency map of contrast, fine detail and
             colour against the background at the frame's edges, on a 100 px copy the
-            thumbnailer already makes), or the middle of the photo (--gravity center).
+            thumbnailer already makes), the middle of the photo (--gravity center), or the
+            square centred on a point as far as the frame allows (--focus X,Y: fractions of the
+            upright photo's width and height). --trim first takes off a uniform border, so a
+            product on a white sweep fills the square; an image that is all border is kept whole.
 
             Colours: a photo with an ICC profile (Display P3, Adobe RGB, a CMYK print profile) or
             PNG gamma is converted to sRGB; thumbnails are sRGB and carry no profile.
@@ -49,8 +53,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: "cover: square crop, exactly size x size (from where --gravity says). contain: whole image, longer side = size.")
     var fit: Fit = .cover
 
-    @Option(help: "Where a cover crop is taken from: smart (what stands out) or center.")
-    var gravity: Gravity = .smart
+    @Option(help: "Where a cover crop is taken from: smart (what stands out, the default) or center.")
+    var gravity: Gravity?
+
+    @Option(help: ArgumentHelp("Centre a cover crop on this point of the upright photo, as fractions of its width and height (0.5,0.3).", valueName: "X,Y"))
+    var focus: FocusPoint?
+
+    @Flag(help: "Take off a uniform border (its colour read from the corners) before cropping or fitting.")
+    var trim = false
 
     @Option(help: "Output format: jpeg, png, webp or avif. Default: from -o's extension, else JPEG for opaque images and PNG (WebP for WebP sources) for transparent ones.")
     var format: ImageFormat?
@@ -117,9 +127,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let outDir {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
+        let gravity = try chosenGravity(self.gravity, focus: focus) ?? .smart
         let jobsList = inputs.map { input in
             ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(outputName(for: input)),
-                         request: ThumbnailRequest(size: size, fit: fit, gravity: gravity, encoding: encoding(for: output ?? outputName(for: input)), limits: limits),
+                         request: ThumbnailRequest(size: size, fit: fit, gravity: gravity, trim: trim, encoding: encoding(for: output ?? outputName(for: input)), limits: limits),
                          placeholder: placeholder)
         }
         let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)

@@ -163,6 +163,9 @@ struct HTTPSemanticsTests {
         ("q=0", "invalid_parameter"), ("q=101", "invalid_parameter"), ("fit=stretch", "invalid_parameter"),
         ("format=gif", "invalid_parameter"), ("sise=10", "invalid_parameter"),
         ("gravity=north", "invalid_parameter"), ("gravity=Smart", "invalid_parameter"), ("gravity=", "invalid_parameter"),
+        ("focus=1.5,0.5", "invalid_parameter"), ("focus=0.5", "invalid_parameter"), ("focus=a,b", "invalid_parameter"),
+        ("focus=-0.1,0.5", "invalid_parameter"), ("focus=", "invalid_parameter"), ("gravity=smart&focus=0.5,0.5", "invalid_parameter"),
+        ("trim=maybe", "invalid_parameter"),
     ])
     func badParameters(_ extra: String, _ code: String) async throws {
         let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg)])

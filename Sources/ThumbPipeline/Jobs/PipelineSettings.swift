@@ -14,6 +14,8 @@ public struct PipelineSettings: Sendable {
     public var workerThreads: Int = 0
     public var decodeLimits: DecodeLimits = DecodeLimits()
     public var decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom
+    /// How far from the border's colour a pixel may be and still be trimmed (`thumbnail.trim_threshold`).
+    public var trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold
     /// Keep each downloaded original on disk (its own budget), so a new size of an image already
     /// fetched costs no download.
     public var keepOriginals: Bool = true

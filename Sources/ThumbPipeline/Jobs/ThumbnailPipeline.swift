@@ -145,7 +145,8 @@ public final class ThumbnailPipeline: Sendable {
 
     private func process(_ job: Job<PipelineResult>, spec: ThumbnailSpec, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
         try Task.checkCancellation()
-        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, limits: settings.decodeLimits,
+        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, trim: spec.trim,
+                                       trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
                                        decodeHeadroom: settings.decodeHeadroom)
         let (key, cache, metrics, keepOriginals, avifSpeed) = (job.key, cache, metrics, settings.keepOriginals, settings.avifSpeed)
         return try await pool.run(priority: job.priority) { () throws -> PipelineResult in

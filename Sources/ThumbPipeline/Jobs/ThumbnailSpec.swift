@@ -16,21 +16,25 @@ public struct ThumbnailSpec: Sendable, Hashable {
     /// Where a cover crop is taken from; always `.center` for `contain`, which crops nothing, so
     /// a contain thumbnail has one key whatever gravity was asked.
     public var gravity: Gravity
+    /// Take off a uniform border first (cover and contain alike).
+    public var trim: Bool
     public var format: Format
     /// JPEG and lossy WebP quality; kept in the key for PNG too, so one spelling maps to one key.
     public var quality: Int
 
-    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, format: Format = .auto,
+    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, trim: Bool = false, format: Format = .auto,
                 quality: Int = EncodeSettings.defaultQuality) {
         self.size = size
         self.fit = fit
         self.gravity = fit == .cover ? gravity : .center
+        self.trim = trim
         self.format = format
         self.quality = quality
     }
 
     public var variant: CacheVariant {
-        CacheVariant(size: size, fit: fit.rawValue, format: format.rawValue, quality: quality, gravity: gravity.description)
+        CacheVariant(size: size, fit: fit.rawValue, format: format.rawValue, quality: quality, gravity: gravity.description,
+                     trim: trim)
     }
 
     /// How to write a thumbnail of `source`.

@@ -6,7 +6,7 @@ import ThumbPipeline
 ///
 /// The body is one of: `{"urls":[…]}`; a product-list page as the marketplace API sends it
 /// (`{"page_no":1,"pages":[{"thumbnail":…,"images":[{"url":…}]}],"has_next":…}`); or
-/// `{"page_url":"…","pages":N}`. Beside it: `size`, `fit`, `format`, `q` (as for thumbnails) and
+/// `{"page_url":"…","pages":N}`. Beside it: `size`, `fit`, `gravity` or `focus`, `trim` (a JSON boolean), `format`, `q` (as for thumbnails) and
 /// `include_images` (detail images too, not only thumbnails). With a signing key configured, the
 /// daemon only fetches what signed URLs name, so starting a job then needs the admin token.
 struct PrefetchRoutes: Sendable {
@@ -74,17 +74,6 @@ struct PrefetchRoutes: Sendable {
 
     /// The variant, validated as `/v1/thumbnail` validates its query.
     static func spec(_ object: [String: Any], settings: ServerSettings) throws -> ThumbnailSpec {
-        func int(_ name: String) throws -> Int? {
-            guard let value = object[name] else { return nil }
-            guard let number = value as? Int else { throw Problem.badParameter("\(name) must be a whole number") }
-            return number
-        }
-        func text(_ name: String) throws -> String? {
-            guard let value = object[name] else { return nil }
-            guard let string = value as? String else { throw Problem.badParameter("\(name) must be a string") }
-            return string
-        }
-        return try ThumbnailQuery.variant(size: int("size"), fit: text("fit"), gravity: text("gravity"), format: text("format"), quality: int("q"),
-                                          settings: settings)
+        try VariantParameters(json: object).spec(settings: settings)
     }
 }

@@ -29,6 +29,15 @@ struct QueryParameters: Sendable {
         return order
     }
 
+    /// A yes/no parameter: empty, `1`, `true`, `yes` / `0`, `false`, `no`, in any case.
+    static func flag(_ name: String, _ text: String) throws -> Bool {
+        switch text.lowercased() {
+        case "", "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw Problem.badParameter("\(name) must be true or false, not \"\(text)\"")
+        }
+    }
+
     func int(_ name: String) throws -> Int? {
         guard let text = self[name] else { return nil }
         guard let value = Int(text) else { throw Problem.badParameter("\(name) must be a whole number, not \"\(text)\"") }

@@ -3,21 +3,23 @@ import ThumbCache
 import ThumbPipeline
 import Thumbnailer
 
-/// A validated `GET /v1/thumbnail` query: `url` (required), `size`, `fit`, `gravity`, `format`, `q`, and `sig`
-/// when signing is on. Unknown parameters are refused, so a typo (`sise=`) is not silently ignored.
+/// A validated `GET /v1/thumbnail` query: `url` (required), the variant (`VariantParameters`:
+/// `size`, `fit`, `gravity` or `focus`, `trim`, `format`, `q`), and `sig` when signing is on. Unknown parameters are refused, so a typo (`sise=`) is not silently ignored.
 struct ThumbnailQuery: Sendable {
     let url: NormalizedURL
     let size: Int
     let fit: Fit
     let gravity: Gravity
+    let trim: Bool
     let format: ThumbnailSpec.Format
     let quality: Int
 
-    static let known: Set<String> = ["url", "size", "fit", "gravity", "format", "q", URLSigner.parameter]
+    static let known = Set(["url", URLSigner.parameter] + VariantParameters.names)
 
     init(_ parameters: QueryParameters, settings: ServerSettings, signer: URLSigner?) throws {
         if let unknown = parameters.pairs.first(where: { !Self.known.contains($0.0) }) {
-            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are url, size, fit, gravity, format, q"
+            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are url, "
+                                       + VariantParameters.names.joined(separator: ", ")
                                        + (signer != nil ? " and sig" : ""))
         }
         if let signer {
@@ -41,39 +43,8 @@ struct ThumbnailQuery: Sendable {
         do { url = try NormalizedURL(text) } catch {
             throw Problem(.badRequest, code: "invalid_url", detail: error.message)
         }
-        let spec = try Self.variant(size: parameters.int("size"), fit: parameters["fit"], gravity: parameters["gravity"],
-                                    format: parameters["format"], quality: parameters.int("q"), settings: settings)
-        (size, fit, gravity, format, quality) = (spec.size, spec.fit, spec.gravity, spec.format, spec.quality)
-    }
-
-    /// The variant parameters, checked against the settings' limits and defaulted from them. The
-    /// thumbnail query and the prefetch body both go through here.
-    static func variant(size: Int?, fit: String?, gravity: String?, format: String?, quality: Int?,
-                        settings: ServerSettings) throws -> ThumbnailSpec {
-        let size = size ?? settings.defaultSize
-        guard (1...settings.maxSize).contains(size) else {
-            throw Problem.badParameter("size must be between 1 and \(settings.maxSize), not \(size)")
-        }
-        let fitText = fit ?? Fit.cover.rawValue
-        guard let fit = Fit(rawValue: fitText) else {
-            throw Problem.badParameter("fit must be cover or contain, not \"\(fitText)\"")
-        }
-        // Absent: the daemon's default (`thumbnail.gravity`); given, it must be one we know.
-        let gravity = try gravity.map { text in
-            guard let known = Gravity(text) else {
-                throw Problem.badParameter("gravity must be \(Gravity.spellings), not \"\(text)\"")
-            }
-            return known
-        } ?? settings.defaultGravity
-        let formatText = format ?? ThumbnailSpec.Format.auto.rawValue
-        guard let format = ThumbnailSpec.Format(rawValue: formatText) else {
-            throw Problem.badParameter("format must be auto, jpeg, png, webp or avif, not \"\(formatText)\"")
-        }
-        let quality = quality ?? settings.defaultQuality
-        guard (1...100).contains(quality) else {
-            throw Problem.badParameter("q must be between 1 and 100, not \(quality)")
-        }
-        return ThumbnailSpec(size: size, fit: fit, gravity: gravity, format: format, quality: quality)
+        let spec = try VariantParameters(parameters).spec(settings: settings)
+        (size, fit, gravity, trim, format, quality) = (spec.size, spec.fit, spec.gravity, spec.trim, spec.format, spec.quality)
     }
 
     /// `format=auto` becomes AVIF for clients that accept it, else WebP for those that accept that
@@ -83,7 +54,7 @@ struct ThumbnailQuery: Sendable {
         if format == .auto, let accept {
             if Self.accepts("image/avif", accept) { format = .avif } else if Self.accepts("image/webp", accept) { format = .webp }
         }
-        return ThumbnailSpec(size: size, fit: fit, gravity: gravity, format: format, quality: quality)
+        return ThumbnailSpec(size: size, fit: fit, gravity: gravity, trim: trim, format: format, quality: quality)
     }
 
     /// Whether `accept` lists `type` without refusing it: a quality of 0 (`q=0`, `Q = 0.000`), as

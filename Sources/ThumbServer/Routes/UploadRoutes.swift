@@ -26,7 +26,7 @@ final class UploadRoutes: Sendable {
     let retryAfter: Int
     private let running = Mutex(0)
 
-    static let known: Set<String> = ["square", "gravity", "budget", "max_side", "format", "pass_through", "response"]
+    static let known: Set<String> = ["square", "gravity", "focus", "budget", "max_side", "format", "pass_through", "response"]
 
     init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, metrics: UploadMetrics, retryAfter: Int) {
         self.metrics = metrics
@@ -109,12 +109,11 @@ final class UploadRoutes: Sendable {
             throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are \(known.sorted().joined(separator: ", "))")
         }
         var rules = base
-        if let text = query["square"] { rules.square = try flag("square", text) }
-        if let text = query["gravity"] {
-            guard let gravity = Gravity(text) else { throw Problem.badParameter("gravity must be \(Gravity.spellings), not \"\(text)\"") }
-            rules.gravity = gravity
-        }
-        if let text = query["pass_through"] { rules.passThrough = try flag("pass_through", text) }
+        if let text = query["square"] { rules.square = try QueryParameters.flag("square", text) }
+        do {
+            if let gravity = try Gravity.requested(gravity: query["gravity"], focus: query["focus"]) { rules.gravity = gravity }
+        } catch { throw Problem.badParameter(error.message) }
+        if let text = query["pass_through"] { rules.passThrough = try QueryParameters.flag("pass_through", text) }
         if let text = query["budget"] {
             guard let bytes = ByteSize.parse(text), bytes > 0 else {
                 throw Problem.badParameter("budget must be a byte count like 300KiB or 307200, not \"\(text)\"")
@@ -144,14 +143,6 @@ final class UploadRoutes: Sendable {
         case "json"?: return false
         case let other?: throw Problem.badParameter("response must be multipart or json, not \"\(other)\"")
         case nil: return accept?.lowercased().contains("multipart/form-data") ?? false
-        }
-    }
-
-    private static func flag(_ name: String, _ text: String) throws -> Bool {
-        switch text.lowercased() {
-        case "", "1", "true", "yes": return true
-        case "0", "false", "no": return false
-        default: throw Problem.badParameter("\(name) must be true or false, not \"\(text)\"")
         }
     }
 }

@@ -37,7 +37,9 @@ struct PrefetchJobRequest: Sendable {
         }
         object["size"] = spec.size
         object["fit"] = spec.fit.rawValue
-        object["gravity"] = spec.gravity.description
+        let gravity = spec.gravity.queryParameter
+        object[gravity.name] = gravity.value
+        if spec.trim { object["trim"] = true }
         object["format"] = spec.format.rawValue
         object["q"] = spec.quality
         object["include_images"] = includeImages

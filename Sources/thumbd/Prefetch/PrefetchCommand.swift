@@ -36,6 +36,8 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Option(help: "Thumbnail size (default: thumbnail.size, 200).") var size: Int?
     @Option(help: "cover or contain.") var fit: Fit = .cover
     @Option(help: "Where a cover crop is taken from: center or smart (default: thumbnail.gravity, smart).") var gravity: Gravity?
+    @Option(help: ArgumentHelp("Centre a cover crop on this point (fractions of the upright photo), instead of --gravity.", valueName: "X,Y")) var focus: FocusPoint?
+    @Flag(help: "Take off a uniform border before cropping or fitting.") var trim = false
     @Option(help: "auto, jpeg, png or webp.") var format: ThumbnailSpec.Format = .auto
     @Option(name: .customLong("q"), help: "Quality 1...100 (default: thumbnail.quality, 82).") var quality: Int?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
@@ -56,7 +58,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
         let settings = loaded.daemon
         let spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit,
-                                 gravity: gravity ?? settings.server.defaultGravity, format: format,
+                                 gravity: try chosenGravity(gravity, focus: focus) ?? settings.server.defaultGravity, trim: trim, format: format,
                                  quality: quality ?? settings.server.defaultQuality)
         let job = try makeJob(spec: spec)
 

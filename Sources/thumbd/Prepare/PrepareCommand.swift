@@ -14,7 +14,7 @@ struct PrepareCommand: AsyncParsableCommand {
         abstract: "Make a seller's photos ready for upload: 1 to 5 images, each within a byte budget.",
         discussion: """
             Each photo is turned upright by its EXIF orientation, stripped of all metadata (EXIF with its
-            GPS position, XMP, comments, ICC), cropped to a square with --square (from where --gravity says: smart or center), capped to
+            GPS position, XMP, comments, ICC), cropped to a square with --square (from where --gravity says: smart or center; or centred on --focus X,Y), capped to
             --max-side on its longest side, and encoded to land as close under the budget as it can: the
             quality is searched from 92 down to 50, and only if that floor still overflows do the
             dimensions shrink. No image is ever written over the budget; when even a small one cannot
@@ -54,6 +54,9 @@ struct PrepareCommand: AsyncParsableCommand {
 
     @Option(help: "Where --square crops from: smart (what stands out) or center. Default: thumbnail.gravity (smart).")
     var gravity: Gravity?
+
+    @Option(help: ArgumentHelp("Centre the --square crop on this point of the upright photo (fractions of its width and height: 0.5,0.3), instead of --gravity.", valueName: "X,Y"))
+    var focus: FocusPoint?
 
     @Option(help: "Largest size of each prepared image: bytes, or with a unit (300KiB, 0.5MiB, 300KB). Default 300KiB.")
     var budget: String?
@@ -142,7 +145,7 @@ struct PrepareCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         if square { rules.square = true }
-        if let gravity { rules.gravity = gravity }
+        if let gravity = try chosenGravity(gravity, focus: focus) { rules.gravity = gravity }
         if let budget { rules.budgetBytes = ByteSize.parse(budget) ?? rules.budgetBytes }
         if let maxSide {
             rules.maxSide = maxSide

@@ -1,0 +1,44 @@
+import Testing
+import ThumbFleet
+import ThumbPipeline
+@testable import ThumbServer
+import Thumbnailer
+import UploadPreparation
+
+/// gravity, focus and trim as every entry point reads and writes them: the prefetch body, the
+/// upload query, the fleet's entry-point requests.
+struct VariantParametersTests {
+    @Test("a prefetch job takes focus and trim as the thumbnail query does")
+    func prefetchBody() throws {
+        let spec = try PrefetchRoutes.spec(["size": 120, "focus": "0.2,0.75", "trim": true], settings: ServerSettings())
+        #expect(spec.gravity == .focus(FocusPoint(x: 0.2, y: 0.75)!) && spec.trim)
+        #expect(spec.variant.description == "120/cover/auto/q82/focus=0.200,0.750/trim")
+        for bad: [String: Any] in [["focus": "2,2"], ["focus": 0.5], ["trim": "yes"], ["gravity": "smart", "focus": "0.5,0.5"], ["gravity": "north"]] {
+            #expect(throws: Problem.self) { try PrefetchRoutes.spec(bad, settings: ServerSettings()) }
+        }
+        // contain crops nothing: its focus is dropped, so it shares the plain contain key.
+        let contain = try PrefetchRoutes.spec(["fit": "contain", "focus": "0.2,0.75"], settings: ServerSettings())
+        #expect(contain.variant.description == "200/contain/auto/q82")
+    }
+
+    @Test("an upload's square takes ?focus=, and refuses it beside gravity")
+    func uploadQuery() throws {
+        let rules = try UploadRoutes.rules(QueryParameters("square=1&focus=0.9,0.1"), base: UploadSettings())
+        #expect(rules.square && rules.gravity == .focus(FocusPoint(x: 0.9, y: 0.1)!))
+        #expect(throws: Problem.self) { try UploadRoutes.rules(QueryParameters("focus=0.9,0.1&gravity=center"), base: UploadSettings()) }
+        #expect(throws: Problem.self) { try UploadRoutes.rules(QueryParameters("focus=0.9"), base: UploadSettings()) }
+    }
+
+    @Test("the fleet's entry-point query spells focus and trim, and leaves older variants' queries as they were")
+    func entryPointQuery() throws {
+        let focus = ThumbnailSpec(size: 200, gravity: .focus(FocusPoint(x: 0.25, y: 0.5)!), trim: true, format: .jpeg)
+        let path = EntryPointMaker.thumbnailPath(url: "https://img.example/p.jpg", spec: focus)
+        #expect(path.contains("focus=0.250%2C0.500") && path.contains("trim=1") && !path.contains("gravity="), "\(path)")
+        let smart = EntryPointMaker.thumbnailPath(url: "https://img.example/p.jpg", spec: ThumbnailSpec(size: 200, gravity: .smart))
+        #expect(smart.contains("gravity=smart") && !smart.contains("trim") && !smart.contains("focus"), "\(smart)")
+        // What the fleet writes, the daemon reads back to the same variant.
+        let query = String(path.dropFirst("/v1/thumbnail?".count))
+        let parsed = try ThumbnailQuery(QueryParameters(query), settings: ServerSettings(), signer: nil)
+        #expect(parsed.spec(accept: nil) == focus)
+    }
+}
