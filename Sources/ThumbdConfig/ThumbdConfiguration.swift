@@ -99,6 +99,8 @@ public struct ThumbdConfiguration: Sendable {
         guard let gravity = Gravity(gravityText) else { throw s.invalid("thumbnail.gravity", gravityText, Gravity.spellings) }
         d.server.defaultGravity = gravity
         d.uploads.gravity = gravity
+        d.pipeline.trimThreshold = try s.int("thumbnail.trim_threshold", default: ThumbnailRequest.defaultTrimThreshold,
+                                             range: ThumbnailRequest.trimThresholdRange)
         d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
 
         // decode

@@ -96,6 +96,9 @@ struct ThumbdConfigurationTests {
         ("THUMBD_DOWNLOAD_ALLOW_INSECURE_REDIRECTS", "sometimes", "download.allow_insecure_redirects"),
         ("THUMBD_DOWNLOAD_CA_FILE", "/nonexistent/ca.pem", "download.ca_file"),
         ("THUMBD_THUMBNAIL_GRAVITY", "north", "thumbnail.gravity"),
+        ("THUMBD_THUMBNAIL_TRIM_THRESHOLD", "0", "thumbnail.trim_threshold"),
+        ("THUMBD_THUMBNAIL_TRIM_THRESHOLD", "255", "thumbnail.trim_threshold"),
+        ("THUMBD_THUMBNAIL_TRIM_THRESHOLD", "soft", "thumbnail.trim_threshold"),
     ])
     func invalidValues(_ variable: String, _ value: String, _ key: String) async throws {
         var environment = Self.home
@@ -113,6 +116,14 @@ struct ThumbdConfigurationTests {
         let config = try await ThumbdConfiguration.load(environment: environment)
         #expect(config.daemon.server.defaultGravity == .center)
         #expect(config.daemon.uploads.gravity == .center)
+    }
+
+    @Test("thumbnail.trim_threshold sets how far from the border colour trimming still takes off")
+    func trimThresholdSetting() async throws {
+        #expect(try await ThumbdConfiguration.load(environment: Self.home).daemon.pipeline.trimThreshold == ThumbnailRequest.defaultTrimThreshold)
+        var environment = Self.home
+        environment["THUMBD_THUMBNAIL_TRIM_THRESHOLD"] = "40"
+        #expect(try await ThumbdConfiguration.load(environment: environment).daemon.pipeline.trimThreshold == 40)
     }
 
     @Test("download.allow_insecure_redirects and download.ca_file are read")
