@@ -57,9 +57,11 @@ public struct EntryPointMaker: PrefetchMaker {
     }
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
+    /// A preset's variant is asked for by its name: a node with `server.only_presets` makes nothing else.
     public static func parameters(url: String, spec: ThumbnailSpec) -> [(String, String)] {
+        if let preset = spec.preset { return [("url", url), ("preset", preset)] }
         // `trim` only when on, so the queries of untrimmed variants stay those written before it existed.
-        [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), spec.gravity.queryParameter,
+        return [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), spec.gravity.queryParameter,
          ("format", spec.format.rawValue), ("q", String(spec.quality))] + (spec.trim ? [("trim", "1")] : [])
     }
 }

@@ -1,3 +1,4 @@
+import ThumbPipeline
 import Thumbnailer
 
 /// The HTTP side's settings. Every field is a key of `server:` in config/thumbd.yaml.
@@ -19,6 +20,11 @@ public struct ServerSettings: Sendable {
     /// Where a cover crop is taken from when a request names no `gravity`. The configuration's
     /// `thumbnail.gravity` ships as smart; a daemon built without it crops the centre, as before.
     public var defaultGravity: Gravity = .center
+    /// Named variants (`presets:` in the configuration), asked for as `preset=NAME`.
+    public var presets: [String: ThumbnailSpec] = [:]
+    /// Make only the presets: a request that names none is 403 `preset_required`, so strangers
+    /// cannot fill the cache with sizes of their own even where URLs are not signed.
+    public var onlyPresets = false
     /// `Retry-After` on 503 busy.
     public var retryAfterSeconds: Int = 1
     /// One line per request. Off, requests are not logged (errors still are).

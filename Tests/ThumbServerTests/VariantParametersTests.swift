@@ -41,4 +41,28 @@ struct VariantParametersTests {
         let parsed = try ThumbnailQuery(QueryParameters(query), settings: ServerSettings(), signer: nil)
         #expect(parsed.spec(accept: nil) == focus)
     }
+
+    @Test("a prefetch job names a preset, and under only_presets must")
+    func prefetchPreset() throws {
+        var settings = ServerSettings()
+        settings.presets = ["grid": ThumbnailSpec(size: 240, gravity: .smart)]
+        let spec = try PrefetchRoutes.spec(["preset": "grid"], settings: settings)
+        #expect(spec == ThumbnailSpec(size: 240, gravity: .smart) && spec.preset == "grid")
+        settings.onlyPresets = true
+        do {
+            _ = try PrefetchRoutes.spec(["size": 240], settings: settings)
+            Issue.record("a job without a preset was taken under only_presets")
+        } catch let problem as Problem {
+            #expect(problem.code == "preset_required" && problem.statusCode == 403)
+        }
+        #expect(throws: Problem.self) { try PrefetchRoutes.spec(["preset": "grid", "q": 50], settings: settings) }
+    }
+
+    @Test("the fleet asks for a preset's thumbnails by name")
+    func entryPointPreset() {
+        var spec = ThumbnailSpec(size: 240, gravity: .smart)
+        spec.preset = "grid"
+        #expect(EntryPointMaker.thumbnailPath(url: "https://img.example/p.jpg", spec: spec)
+                == "/v1/thumbnail?preset=grid&url=https%3A%2F%2Fimg.example%2Fp.jpg")
+    }
 }

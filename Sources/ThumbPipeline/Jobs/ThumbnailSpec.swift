@@ -21,6 +21,11 @@ public struct ThumbnailSpec: Sendable, Hashable {
     public var format: Format
     /// JPEG and lossy WebP quality; kept in the key for PNG too, so one spelling maps to one key.
     public var quality: Int
+    /// The configured preset that named this variant, if any. Not part of the variant (a preset's
+    /// spec equals the same one spelled out, and shares its key); kept so a query written for it
+    /// (the fleet's entry-point requests, the prefetch client's body) names the preset, as a
+    /// daemon with `server.only_presets` requires.
+    public var preset: String?
 
     public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, trim: Bool = false, format: Format = .auto,
                 quality: Int = EncodeSettings.defaultQuality) {
@@ -30,6 +35,14 @@ public struct ThumbnailSpec: Sendable, Hashable {
         self.trim = trim
         self.format = format
         self.quality = quality
+    }
+
+    public static func == (lhs: ThumbnailSpec, rhs: ThumbnailSpec) -> Bool {
+        (lhs.size, lhs.fit, lhs.gravity, lhs.trim, lhs.format, lhs.quality) == (rhs.size, rhs.fit, rhs.gravity, rhs.trim, rhs.format, rhs.quality)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(variant)
     }
 
     public var variant: CacheVariant {

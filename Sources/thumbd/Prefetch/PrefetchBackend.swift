@@ -35,13 +35,18 @@ struct PrefetchJobRequest: Sendable {
         case .page:
             object = (try pageJSON.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }) ?? [:]
         }
-        object["size"] = spec.size
-        object["fit"] = spec.fit.rawValue
-        let gravity = spec.gravity.queryParameter
-        object[gravity.name] = gravity.value
-        if spec.trim { object["trim"] = true }
-        object["format"] = spec.format.rawValue
-        object["q"] = spec.quality
+        if let preset = spec.preset {
+            // By name: a daemon with server.only_presets takes nothing else.
+            object["preset"] = preset
+        } else {
+            object["size"] = spec.size
+            object["fit"] = spec.fit.rawValue
+            let gravity = spec.gravity.queryParameter
+            object[gravity.name] = gravity.value
+            if spec.trim { object["trim"] = true }
+            object["format"] = spec.format.rawValue
+            object["q"] = spec.quality
+        }
         object["include_images"] = includeImages
         return try JSONSerialization.data(withJSONObject: object)
     }
