@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        // Already resolved for swift-configuration's YAML trait; read directly for `presets:`, a map
+        // whose names the configuration reader cannot list.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -171,6 +174,7 @@ let package = Package(
             dependencies: [
                 "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(

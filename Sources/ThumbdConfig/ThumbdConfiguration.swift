@@ -103,6 +103,13 @@ public struct ThumbdConfiguration: Sendable {
                                              range: ThumbnailRequest.trimThresholdRange)
         d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
 
+        // presets: after the thumbnail defaults, which fill what a preset leaves out
+        d.server.presets = try PresetsSection.read(file: file, settings: d.server)
+        d.server.onlyPresets = try s.bool("server.only_presets", default: false)
+        if d.server.onlyPresets && d.server.presets.isEmpty {
+            throw ConfigError("server.only_presets is on but no presets are configured: every thumbnail would be refused")
+        }
+
         // decode
         let megapixels = try s.double("decode.max_megapixels", default: 50, range: 0.01...1000)
         let decodeMiB = try s.int("decode.max_decode_mib", default: 512, range: 16...65_536)
