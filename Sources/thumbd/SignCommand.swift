@@ -17,6 +17,7 @@ struct SignCommand: AsyncParsableCommand {
     @Argument(help: "The image URL.")
     var url: String
 
+    @Option(help: ArgumentHelp("A configured preset instead of the variant options.", valueName: "NAME")) var preset: String?
     @Option(help: "Box size in pixels.") var size: Int?
     @Option(help: "cover or contain.") var fit: String?
     @Option(help: "center or smart (default: the daemon's thumbnail.gravity).") var gravity: String?
@@ -34,6 +35,7 @@ struct SignCommand: AsyncParsableCommand {
             throw ValidationError("no signing key: pass --key, or set server.signing_key / THUMBD_SIGNING_KEY")
         }
         var parameters = [("url", url)]
+        if let preset { parameters.append(("preset", preset)) }
         if let size { parameters.append(("size", String(size))) }
         if let fit { parameters.append(("fit", fit)) }
         if let gravity { parameters.append(("gravity", gravity)) }

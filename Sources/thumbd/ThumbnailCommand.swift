@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import ImageCore
+import ThumbPipeline
+import ThumbdConfig
 import Thumbnailer
 
 struct ThumbnailCommand: AsyncParsableCommand {
@@ -18,6 +20,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
               thumbd thumbnail product.jpg -o thumb.jpg --gravity center
               thumbd thumbnail product.jpg -o thumb.jpg --focus 0.7,0.4 --trim
+              thumbd thumbnail shots/*.jpg --out-dir grid --preset grid --config thumbd.yaml
               thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
                 {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
 
@@ -48,10 +51,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var outDir: String?
 
     @Option(help: "Width and height of the thumbnail box in pixels (\(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound)).")
-    var size: Int = 200
+    var size: Int?
 
     @Option(help: "cover: square crop, exactly size x size (from where --gravity says). contain: whole image, longer side = size.")
-    var fit: Fit = .cover
+    var fit: Fit?
 
     @Option(help: "Where a cover crop is taken from: smart (what stands out, the default) or center.")
     var gravity: Gravity?
@@ -66,7 +69,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var format: ImageFormat?
 
     @Option(help: "Quality for JPEG and lossy WebP (1...100).")
-    var quality: Int = EncodeSettings.defaultQuality
+    var quality: Int?
+
+    @Option(help: ArgumentHelp("A preset from the configuration (presets: in the YAML file): its size, fit, gravity or focus, trim, format and quality, instead of those options.", valueName: "NAME"))
+    var preset: String?
+
+    @Option(help: ArgumentHelp("YAML configuration file, for --preset (default: THUMBD_CONFIG).", valueName: "FILE"))
+    var config: String?
 
     @Option(name: .customLong("avif-speed"), help: "AVIF encoder speed, 0 (slowest, smallest) to 10.")
     var avifSpeed: Int = EncodeSettings.defaultAVIFSpeed
@@ -93,10 +102,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var placeholder = false
 
     func validate() throws {
-        guard ThumbnailRequest.sizeRange.contains(size) else {
+        if let size, !ThumbnailRequest.sizeRange.contains(size) {
             throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
         }
-        guard EncodeSettings.qualityRange.contains(quality) else { throw ValidationError("--quality must be between 1 and 100.") }
+        if let quality, !EncodeSettings.qualityRange.contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         guard (0...10).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 10.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -107,14 +116,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("-o takes a single input; for \(inputs.count) inputs use --out-dir DIR.")
         default: break
         }
-        if let format = resolvedFormat(for: output), !format.isWritable {
+        if let format = resolvedFormat(for: output, preset: nil), !format.isWritable {
             throw ValidationError("thumbd reads \(format.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp or .avif, or give --format.")
         }
-        if lossless && resolvedFormat(for: output) != .webp {
+        if lossless && preset == nil && resolvedFormat(for: output, preset: nil) != .webp {
             throw ValidationError("--lossless applies to WebP output only; add --format webp.")
         }
         if outDir != nil {
-            let names = inputs.map { outputName(for: $0) }
+            let names = inputs.map { outputName(for: $0, presetFormat: nil) }
             if let clash = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 }) {
                 throw ValidationError("Two inputs would both be written to \(clash.key) in --out-dir; rename one or run them separately.")
             }
@@ -127,11 +136,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let outDir {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
-        let gravity = try chosenGravity(self.gravity, focus: focus) ?? .smart
+        let variant = try await chosenVariant()
         let jobsList = inputs.map { input in
-            ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(outputName(for: input)),
-                         request: ThumbnailRequest(size: size, fit: fit, gravity: gravity, trim: trim, encoding: encoding(for: output ?? outputName(for: input)), limits: limits),
-                         placeholder: placeholder)
+            let name = outputName(for: input, presetFormat: variant.format)
+            var request = variant.request
+            request.encoding = encoding(for: output ?? name, variant: variant)
+            request.limits = limits
+            return ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(name),
+                                request: request, placeholder: placeholder)
         }
         let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)
         var failures = 0
@@ -152,14 +164,43 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
     }
 
-    private func resolvedFormat(for outputPath: String?) -> ImageFormat? {
-        if let format { return format }
+    /// What to make: the options, or the preset's variant (with its trim threshold).
+    private func chosenVariant() async throws -> ChosenVariant {
+        guard let preset else {
+            let request = ThumbnailRequest(size: size ?? 200, fit: fit ?? .cover, gravity: try chosenGravity(gravity, focus: focus) ?? .smart,
+                                           trim: trim)
+            return ChosenVariant(request: request, format: nil, quality: quality ?? EncodeSettings.defaultQuality)
+        }
+        let loaded: ThumbdConfiguration
+        do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
+            throw ValidationError(error.message)
+        }
+        let spec = try presetSpec(preset, settings: loaded.daemon.server, given: [
+            option("--size", size), option("--fit", fit), option("--gravity", gravity), option("--focus", focus),
+            trim ? "--trim" : nil, option("--format", format), option("--quality", quality),
+        ])
+        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, trim: spec.trim,
+                                       trimThreshold: loaded.daemon.pipeline.trimThreshold)
+        return ChosenVariant(request: request, format: spec.format.imageFormat, quality: spec.quality)
+    }
+
+    /// The request's geometry, and the format and quality its encoding is picked from.
+    struct ChosenVariant {
+        var request: ThumbnailRequest
+        /// A preset's own format; nil for `auto` and without a preset (then --format, -o's extension, or the source decides).
+        var format: ImageFormat?
+        var quality: Int
+    }
+
+    private func resolvedFormat(for outputPath: String?, preset: ImageFormat?) -> ImageFormat? {
+        if let format = format ?? preset { return format }
         guard let ext = outputPath.map({ ($0 as NSString).pathExtension.lowercased() }) else { return nil }
         return ImageFormat.allCases.first { $0.fileExtension == ext || $0.rawValue == ext }
     }
 
-    private func encoding(for outputPath: String) -> EncodeSettings? {
-        switch resolvedFormat(for: outputPath) {
+    private func encoding(for outputPath: String, variant: ChosenVariant) -> EncodeSettings? {
+        let quality = variant.quality
+        return switch resolvedFormat(for: outputPath, preset: variant.format) {
         case .jpeg: .jpeg(quality: quality, progressive: progressive)
         case .png: .png
         case .webp: lossless ? .webpLossless : .webp(quality: quality)
@@ -170,9 +211,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     /// With --out-dir: the input's base name with the output format's extension (JPEG when undecided,
     /// which the job corrects once it knows the image has alpha).
-    private func outputName(for input: String) -> String {
+    private func outputName(for input: String, presetFormat: ImageFormat?) -> String {
         let base = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-        return base + "." + (format ?? .jpeg).fileExtension
+        return base + "." + (format ?? presetFormat ?? .jpeg).fileExtension
     }
 }
 

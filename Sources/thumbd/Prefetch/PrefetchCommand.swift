@@ -23,6 +23,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             Examples:
               thumbd prefetch https://cdn.example.com/a.jpg https://cdn.example.com/b.jpg --size 200
               thumbd prefetch --page page-1.json --size 240
+              thumbd prefetch --page page-1.json --preset grid
               thumbd prefetch --page-url 'https://api.example.com/products?page_no=1' --pages 3
             """
     )
@@ -34,11 +35,12 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Option(help: "With --page-url: how many pages at most (default 1).") var pages: Int = 1
     @Flag(name: .customLong("include-images"), help: "Detail images too, not only each product's thumbnail.") var includeImages = false
     @Option(help: "Thumbnail size (default: thumbnail.size, 200).") var size: Int?
-    @Option(help: "cover or contain.") var fit: Fit = .cover
+    @Option(help: ArgumentHelp("A configured preset (presets: in the YAML file): its whole variant, instead of the options below.", valueName: "NAME")) var preset: String?
+    @Option(help: "cover or contain (default cover).") var fit: Fit?
     @Option(help: "Where a cover crop is taken from: center or smart (default: thumbnail.gravity, smart).") var gravity: Gravity?
     @Option(help: ArgumentHelp("Centre a cover crop on this point (fractions of the upright photo), instead of --gravity.", valueName: "X,Y")) var focus: FocusPoint?
     @Flag(help: "Take off a uniform border before cropping or fitting.") var trim = false
-    @Option(help: "auto, jpeg, png or webp.") var format: ThumbnailSpec.Format = .auto
+    @Option(help: "auto, jpeg, png or webp (default auto).") var format: ThumbnailSpec.Format?
     @Option(name: .customLong("q"), help: "Quality 1...100 (default: thumbnail.quality, 82).") var quality: Int?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
@@ -57,9 +59,17 @@ struct PrefetchCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         let settings = loaded.daemon
-        let spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit,
-                                 gravity: try chosenGravity(gravity, focus: focus) ?? settings.server.defaultGravity, trim: trim, format: format,
-                                 quality: quality ?? settings.server.defaultQuality)
+        let spec: ThumbnailSpec
+        if let preset {
+            spec = try presetSpec(preset, settings: settings.server, given: [
+                option("--size", size), option("--fit", fit), option("--gravity", gravity), option("--focus", focus),
+                trim ? "--trim" : nil, option("--format", format), option("--q", quality),
+            ])
+        } else {
+            spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit ?? .cover,
+                                 gravity: try chosenGravity(gravity, focus: focus) ?? settings.server.defaultGravity, trim: trim,
+                                 format: format ?? .auto, quality: quality ?? settings.server.defaultQuality)
+        }
         let job = try makeJob(spec: spec)
 
         let backend: any PrefetchBackend
