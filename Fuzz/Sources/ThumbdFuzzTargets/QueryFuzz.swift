@@ -1,4 +1,5 @@
 import ThumbCache
+import ThumbPipeline
 import ThumbServer
 
 /// A thumbnail query as the fast path parses it (percent-decoding, parameters, the URL normaliser,
@@ -9,6 +10,9 @@ enum QueryFuzz {
     static let signed: ServerSettings = {
         var settings = ServerSettings()
         settings.signingKey = "fuzz-signing-key"
+        // Presets, so `preset=` is parsed too, and the refusal of everything else under only_presets.
+        settings.presets = ["grid": ThumbnailSpec(size: 240, gravity: .smart), "edge": ThumbnailSpec(size: 64, fit: .contain, trim: true)]
+        settings.onlyPresets = true
         return settings
     }()
 
@@ -23,6 +27,8 @@ enum QueryFuzz {
             guard let parsed = try? memo.parse(rawQuery) else { continue }
             let key = parsed.key(accept: accept)
             _ = parsed.spec(for: key)
+            // Whatever gravity, focus, trim or preset the query asked for, its variant reads back.
+            try FuzzSupport.require(CacheVariant(key.variant.description) == key.variant, "variant \(key.variant) does not read back")
             // The key's URL is already normal: normalising it again changes nothing.
             let again = try? NormalizedURL(key.url.value)
             try FuzzSupport.require(again == key.url, "\(key.url.value) normalises to \(again?.value ?? "an error")")
