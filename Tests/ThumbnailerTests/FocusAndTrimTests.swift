@@ -82,6 +82,9 @@ struct FocusAndTrimTests {
         let crop = trimmed.crop
         #expect(abs(crop.x - 400) <= 3 && abs(crop.width - 160) <= 5 && abs(crop.y - 120) <= 4, "\(crop)")
         #expect(Self.redShare(trimmed.pixels) > 0.9)
+        // Decoded at half size for the whole photo's square, the kept 160 px would give less than
+        // the usual headroom (2 x 100 px), so the photo was decoded again at full size.
+        #expect(trimmed.decodedWidth == 600)
         let plain = try Self.render(image, ThumbnailRequest(size: 100, gravity: .center), quality: 75)
         #expect(Self.redShare(plain.pixels) < 0.2)
     }
