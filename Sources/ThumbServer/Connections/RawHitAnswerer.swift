@@ -80,12 +80,15 @@ final class RawHitAnswerer: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
+    static let thumbnailPath = "/v1/thumbnail"
+
     /// Writes the hit's response; false when the request is not a fresh hit (it is handed on).
     private func answer(_ head: RawRequestHead, context: ChannelHandlerContext) -> Bool {
         guard let target = head.thumbnailTarget, !readiness.isDraining else { return false }
         let start = ContinuousClock.now
-        let uri = String(decoding: target, as: UTF8.self)
-        guard let hit = route.freshHit(uri: uri, accept: head.accept.map { String(decoding: $0, as: UTF8.self) },
+        // One string per hit, the query: the access log and metrics take the path without it.
+        let query = String(decoding: target.dropFirst(Self.thumbnailPath.utf8.count + 1), as: UTF8.self)
+        guard let hit = route.freshHit(query: query, accept: head.accept.map { String(decoding: $0, as: UTF8.self) },
                                        ifNoneMatch: head.ifNoneMatch.map { String(decoding: $0, as: UTF8.self) },
                                        version: .http1_1, keepAlive: true) else { return false }
         deadlines.requestHeadReceived(expectsBody: false)
@@ -98,7 +101,7 @@ final class RawHitAnswerer: ChannelInboundHandler, RemovableChannelHandler {
         }
         deadlines.responseEnded()
         needsFlush = true
-        observe(uri, Int(hit.head.status.code), hit.tier, start)
+        observe(Self.thumbnailPath, Int(hit.head.status.code), hit.tier, start)
         return true
     }
 }

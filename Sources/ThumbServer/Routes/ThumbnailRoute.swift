@@ -75,6 +75,11 @@ struct ThumbnailRoute: Sendable {
 
     func freshHit(uri: String, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
+        return freshHit(query: query, accept: accept, ifNoneMatch: ifNoneMatch, version: version, keepAlive: keepAlive)
+    }
+
+    /// The same from the query alone (the raw path has it without the path before it).
+    func freshHit(query: String?, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         guard let (parsed, remembered) = try? queries.lookUp(query) else { return nil }
         let hit = freshHit(parsed, accept: accept, ifNoneMatch: ifNoneMatch, version: version, keepAlive: keepAlive)
         if hit != nil, !remembered { queries.remember(query, parsed) }
