@@ -79,6 +79,10 @@ struct JPEGStructure {
                 return
             case 0x01, 0xD0...0xD7:
                 continue  // standalone markers without a length
+            case 0x00:
+                // A stuffed zero outside a scan is garbage to libjpeg, which skips it and looks on for
+                // a marker; read as a segment, its made-up length would hide the segments behind it.
+                continue
             default:
                 break
             }

@@ -66,6 +66,22 @@ struct JPEGCodecTests {
         }
     }
 
+    /// `FF 00` between segments is garbage libjpeg skips; read as a marker with a length it would
+    /// hide the comment behind it, and removing metadata would leave that comment in.
+    @Test func stuffedZeroBetweenSegmentsIsSkippedLikeLibjpeg() throws {
+        let encoded = try JPEGCodec.encode(Self.photo, quality: 80, progressive: false)
+        let sos = try #require(Self.offset(of: 0xDA, in: encoded))
+        let comment: [UInt8] = [0xFF, 0xFE, 0x00, 0x07] + Array("hello".utf8)
+        // The two bytes after FF 00 would give it a length of 4 + 9: just over the comment.
+        let garbage: [UInt8] = [0xFF, 0x00, 0x00, UInt8(4 + comment.count)]
+        let file = Array(encoded[..<sos]) + garbage + comment + Array(encoded[sos...])
+        #expect(try JPEGCodec.metadata(in: file).contains(.comment))
+        let stripped = try JPEGCodec.removingMetadata(file)
+        #expect(try JPEGCodec.metadata(in: stripped).isEmpty)
+        let decoded = try JPEGCodec.decode(stripped, limits: DecodeLimits(), scale: .fullSize)
+        #expect(decoded.pixels.width == 301 && decoded.pixels.height == 203)
+    }
+
     @Test func qualityOutOfRangeIsRefused() {
         #expect(throws: ImageError.self) { try JPEGCodec.encode(Self.photo, quality: 0, progressive: false) }
     }
