@@ -32,7 +32,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -106,6 +106,18 @@ reference-deps:
 bench-deps: deps
 	$(call apt-install,$(BENCH_PACKAGES),for the benchmarks,exit 1)
 	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
+
+# thumbor (the peer of `thumbd-bench crop`) in a virtual environment of its own, so its pinned
+# libraries never meet the system's Python packages; the bench finds it in .build/thumbor-venv.
+THUMBOR_VENV := .build/thumbor-venv
+crop-deps:
+	@$(THUMBOR_VENV)/bin/python3 -c 'import thumbor, cv2, PIL' 2>/dev/null || \
+	  { python3 -m venv $(THUMBOR_VENV) && $(THUMBOR_VENV)/bin/pip install -q thumbor opencv-python-headless; } || \
+	  echo "WARNING: thumbor could not be installed: thumbd-bench crop will report it as not installed"
+
+# Smart crops on generated product scenes: thumbd against vips attention and thumbor's smart crop.
+bench-crop: bench-deps crop-deps release
+	.build/release/thumbd-bench crop --corpus $(CORPORA)/photos
 
 # The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.
 bench: bench-deps release

@@ -1,4 +1,4 @@
-/// The three things that make a product stand out in a seller's photo, each as one value per
+/// The four things that make a product stand out in a seller's photo, each as one value per
 /// pixel (larger: stands out more; scale free, `SaliencyMap` rescales them).
 enum SaliencyCues {
     /// How unlike the background a pixel is, the background being what the frame's edges show
@@ -33,37 +33,96 @@ enum SaliencyCues {
         // Compared squared, one square root per pixel.
         let scales = segments.map { 1 / (($0.spread + noise) * ($0.spread + noise)) }
         var out = [Float](repeating: 0, count: image.count)
-        for i in 0..<image.count {
-            let (l, rg, yb) = (image.lightness[i], image.redGreen[i], image.yellowBlue[i])
-            var nearest = Float.greatestFiniteMagnitude
-            for (s, scale) in zip(segments, scales) {
-                let dl = l - s.l, da = rg - s.rg, db = yb - s.yb
-                nearest = min(nearest, (dl * dl + da * da + db * db) * scale)
+        let centres = zip(segments, scales).map { (l: $0.l, rg: $0.rg, yb: $0.yb, scale: $1) }
+        centres.withUnsafeBufferPointer { centres in
+            out.withUnsafeMutableBufferPointer { out in
+                for i in 0..<image.count {
+                    let (l, rg, yb) = (image.lightness[i], image.redGreen[i], image.yellowBlue[i])
+                    var nearest = Float.greatestFiniteMagnitude
+                    for s in centres {
+                        let dl = l - s.l, da = rg - s.rg, db = yb - s.yb
+                        nearest = min(nearest, (dl * dl + da * da + db * db) * s.scale)
+                    }
+                    out[i] = nearest.squareRoot()
+                }
             }
-            out[i] = nearest.squareRoot()
         }
         return out
     }
 
-    /// How far a pixel's local fine detail is from the picture's typical detail: a sharp product
-    /// before a blurred room or a plain sweep has more, a plain product on a busy photo has less.
-    /// Fine detail is what a 3x3 mean takes away (a second difference): a blurred background's
-    /// broad, soft edges have little of it however strong their colours, a sharp edge much.
-    static func detailContrast(_ image: OpponentColours) -> [Float] {
-        let energy = BoxBlur.blurred(fineDetail(image), width: image.width, height: image.height,
-                                     radius: max(1, min(image.width, image.height) / 30))
+    /// A colour step smaller than this (opponent units, 0…1) is grain, JPEG noise or a soft
+    /// gradient, and costs nothing.
+    static let enclosureAllowance: Float = 0.05
+
+    /// How hard it is to reach the frame's edge from a pixel without crossing an edge: the cheapest
+    /// path's sum of colour steps, each less a noise allowance. A blurred room or a soft sweep lets
+    /// every background pixel out almost free; a product's sharp outline walls its whole inside in,
+    /// however plain that inside is.
+    static func enclosure(_ image: OpponentColours) -> [Float] {
+        guard image.width >= 3, image.height >= 3 else { return [Float](repeating: 0, count: image.count) }
+        let (w, h) = (image.width, image.height)
+        // The price of each step, paid in every pass: from a pixel to its left and to its upper neighbour.
+        var left = [Float](repeating: 0, count: w * h), up = left
+        image.lightness.withUnsafeBufferPointer { l in
+            image.redGreen.withUnsafeBufferPointer { a in
+                image.yellowBlue.withUnsafeBufferPointer { b in
+                    left.withUnsafeMutableBufferPointer { left in
+                        up.withUnsafeMutableBufferPointer { up in
+                            @inline(__always) func step(_ i: Int, _ j: Int) -> Float {
+                                let dl = l[i] - l[j], da = a[i] - a[j], db = b[i] - b[j]
+                                return max(0, (dl * dl + da * da + db * db).squareRoot() - enclosureAllowance)
+                            }
+                            for y in 1..<h {
+                                for x in 1..<w {
+                                    let i = y * w + x
+                                    left[i] = step(i, i - 1)
+                                    up[i] = step(i, i - w)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var cost = [Float](repeating: .greatestFiniteMagnitude, count: w * h)
+        for x in 0..<w { cost[x] = 0; cost[(h - 1) * w + x] = 0 }
+        for y in 0..<h { cost[y * w] = 0; cost[y * w + w - 1] = 0 }
+        left.withUnsafeBufferPointer { left in
+            up.withUnsafeBufferPointer { up in
+                cost.withUnsafeMutableBufferPointer { cost in
+                    // Raster passes down and up again: two pairs reach what a shortest-path search
+                    // would on products (convex or nearly), at a fixed, small cost.
+                    for _ in 0..<2 {
+                        for y in 1..<(h - 1) {
+                            for x in 1..<(w - 1) {
+                                let i = y * w + x
+                                cost[i] = min(cost[i], cost[i - 1] + left[i], cost[i - w] + up[i])
+                            }
+                        }
+                        for y in stride(from: h - 2, through: 1, by: -1) {
+                            for x in stride(from: w - 2, through: 1, by: -1) {
+                                let i = y * w + x
+                                cost[i] = min(cost[i], cost[i + 1] + left[i + 1], cost[i + w] + up[i + w])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return cost
+    }
+
+    /// How far a pixel's local fine detail (`fineDetail`, one value per pixel) is from the picture's
+    /// typical detail: a sharp product before a blurred room or a plain sweep has more, a plain
+    /// product on a busy photo has less.
+    static func detailContrast(_ fineDetail: [Float], width: Int, height: Int) -> [Float] {
+        let energy = BoxBlur.blurred(fineDetail, width: width, height: height, radius: max(1, min(width, height) / 30))
         let typical = ValueQuantile.of(energy, 0.5)
         return energy.map { abs($0 - typical) }
     }
 
-    /// Sharp detail itself, gathered over a small neighbourhood: in a photo with a blurred
-    /// background only the product has it (the map is then peaked and weighs much); in a sharp
-    /// busy photo everything has it (flat, and weighs little).
-    static func sharpness(_ image: OpponentColours) -> [Float] {
-        BoxBlur.blurred(fineDetail(image), width: image.width, height: image.height, radius: max(1, min(image.width, image.height) / 20))
-    }
-
-    /// What a 3x3 mean takes away from the lightness (a second difference).
+    /// What a 3x3 mean takes away from the lightness (a second difference): the fine detail of the
+    /// small copy itself, for when no `SharpDetail` of the decoded photo is at hand.
     static func fineDetail(_ image: OpponentColours) -> [Float] {
         let local = BoxBlur.blurred(image.lightness, width: image.width, height: image.height, radius: 1)
         return zip(image.lightness, local).map { abs($0 - $1) }
@@ -125,3 +184,4 @@ enum BoxBlur {
         return out
     }
 }
+

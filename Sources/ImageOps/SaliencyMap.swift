@@ -1,7 +1,7 @@
 import ImageCore
 
 /// How much each pixel of a small image stands out, as a product in a seller's photo stands out
-/// from its background. Built from three cues (see `SaliencyCues`), each scaled to [0, 1] and
+/// from its background. Built from four cues (see `SaliencyCues`), each scaled to [0, 1] and
 /// weighted by how peaked it is, so a cue that fires everywhere (edges on a busy photo) counts
 /// less than one that fires in one place (a red jug on a white sweep).
 ///
@@ -22,11 +22,17 @@ public struct SaliencyMap: Sendable, Equatable {
     }
 
     /// The map of `image` (transparent pixels are seen over white, as a flattened thumbnail shows them).
-    public init(of image: PixelBuffer) {
+    /// `sharpDetail`, measured on the larger decoded photo over the same grid, replaces the fine
+    /// detail the small copy shows: at 100 px a blurred room still looks crisp, at the decoded size
+    /// it does not, and only the product in focus keeps sharp edges.
+    public init(of image: PixelBuffer, sharpDetail: SharpDetail? = nil) {
         let colours = OpponentColours(image)
+        let fineDetail = sharpDetail.flatMap { $0.width == image.width && $0.height == image.height ? $0.values : nil }
+            ?? SaliencyCues.fineDetail(colours)
         let cues = [SaliencyCues.distanceFromBorders(colours),
-                    SaliencyCues.detailContrast(colours),
-                    SaliencyCues.colourRarity(colours)]
+                    SaliencyCues.detailContrast(fineDetail, width: image.width, height: image.height),
+                    SaliencyCues.colourRarity(colours),
+                    SaliencyCues.enclosure(colours)]
         var combined = [Float](repeating: 0, count: colours.count)
         for cue in cues {
             let scaled = Self.scaledToUnit(cue)

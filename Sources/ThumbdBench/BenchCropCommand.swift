@@ -29,7 +29,8 @@ struct BenchCropCommand: AsyncParsableCommand {
             - thumbd: in-process, bytes already read, median of --rounds.
             - vipsthumbnail -s NxN --smartcrop centre|attention: one process over
               every scene per round; wall clock over the file count, median.
-            - thumbor (PyPI thumbor, opencv-python-headless; --python names the
+            - thumbor (PyPI thumbor, opencv-python-headless: `make crop-deps` puts
+              them in .build/thumbor-venv, used when present; --python names another
               interpreter): its Transformer with the PIL engine, smart=True with
               the feature detector, against smart=False; timed inside Python.
               Reported as not installed when it cannot be imported.
@@ -53,8 +54,8 @@ struct BenchCropCommand: AsyncParsableCommand {
     @Option(help: "Timed rounds (the median is reported).")
     var rounds: Int = 3
 
-    @Option(help: "Python interpreter with thumbor and OpenCV.")
-    var python: String = "python3"
+    @Option(help: "Python interpreter with thumbor and OpenCV (default: the one `make crop-deps` puts in .build/thumbor-venv when it is there, else python3).")
+    var python: String?
 
     @Option(help: "Keep the scenes and every tool's thumbnails in this folder.")
     var keep: String?
@@ -94,7 +95,7 @@ struct BenchCropCommand: AsyncParsableCommand {
         } else {
             notes.append("vipsthumbnail: not installed (apt-get install libvips-tools)")
         }
-        switch BenchCropPeers.thumbor(python: python, scenes: scenes, size: size, rounds: rounds, folder: folder) {
+        switch BenchCropPeers.thumbor(python: python ?? ThumbdExecutable.thumborPython() ?? "python3", scenes: scenes, size: size, rounds: rounds, folder: folder) {
         case .success(let found): methods += found
         case .failure(let reason): notes.append("thumbor: \(reason)")
         }

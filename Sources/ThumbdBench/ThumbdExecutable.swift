@@ -19,6 +19,19 @@ enum ThumbdExecutable {
         return thumbd
     }
 
+    /// The interpreter of the virtual environment `make crop-deps` makes in the build folder
+    /// (`.build/thumbor-venv`, beside `release/` and `debug/`), when there is one.
+    static func thumborPython() -> String? {
+        guard let bench = runningExecutable() else { return nil }
+        let build = URL(fileURLWithPath: bench).deletingLastPathComponent().deletingLastPathComponent()
+        // `.build/release` is a link to `.build/x86_64-unknown-linux-gnu/release`: look in both parents.
+        for folder in [build, build.deletingLastPathComponent()] {
+            let python = folder.appendingPathComponent("thumbor-venv/bin/python3").path
+            if FileManager.default.isExecutableFile(atPath: python) { return python }
+        }
+        return nil
+    }
+
     /// The running program's own path, links resolved.
     private static func runningExecutable() -> String? {
         if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {

@@ -4,18 +4,29 @@ import ImageOps
 /// The smart crop: a cover region moved to where the photo's saliency is, chosen on a small upright
 /// copy the thumbnailer already has (the placeholder's), so it costs no decode and no full-size pass.
 enum SmartCrop {
+    /// The saliency map's long side in pixels. On 288 generated scenes a 64 px map kept as many
+    /// products whole as the 100 px placeholder copy (93 % against 93.4 %) at 40 % of the work.
+    static let mapSide = 64
+
     /// `region` (upright, full-size pixels) moved to the best place inside `frame` (the photo, or
     /// what trimming kept of it) in the photo that `small` shows at reduced size; its size is kept.
+    /// `sharpDetail` is the decoded photo's sharp detail over `small`'s grid, upright like it.
     static func moved(_ region: SourceRegion, within frame: SourceRegion, uprightWidth: Int, uprightHeight: Int,
-                      small: PixelBuffer) -> SourceRegion {
+                      small placeholderCopy: PixelBuffer, decoded: PixelBuffer, orientation: Orientation) -> SourceRegion {
         // Too small a copy says nothing about where things are.
-        guard small.width >= 8, small.height >= 8 else { return region }
+        guard placeholderCopy.width >= 8, placeholderCopy.height >= 8 else { return region }
+        let side = mapSide
+        let longest = max(placeholderCopy.width, placeholderCopy.height)
+        let small = longest <= side ? placeholderCopy : Resampler.resize(placeholderCopy,
+            width: max(1, placeholderCopy.width * side / longest), height: max(1, placeholderCopy.height * side / longest))
+        let stored = orientation.swapsDimensions ? (small.height, small.width) : (small.width, small.height)
+        let sharpDetail = SharpDetail(of: decoded, width: stored.0, height: stored.1).oriented(orientation)
         let scaleX = Double(small.width) / Double(uprightWidth), scaleY = Double(small.height) / Double(uprightHeight)
         // Saliency is judged on the whole photo (its edges show the background); the window is
         // looked for among the map pixels the frame covers.
         let left = Int((frame.x * scaleX).rounded(.down)), top = Int((frame.y * scaleY).rounded(.down))
         let right = Int(((frame.x + frame.width) * scaleX).rounded(.up)), bottom = Int(((frame.y + frame.height) * scaleY).rounded(.up))
-        var map = SaliencyMap(of: small)
+        var map = SaliencyMap(of: small, sharpDetail: sharpDetail)
         if (left, top, right, bottom) != (0, 0, small.width, small.height) {
             map = map.cropped(x: left, y: top, width: right - left, height: bottom - top)
         }

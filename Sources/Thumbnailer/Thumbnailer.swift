@@ -62,7 +62,7 @@ public enum Thumbnailer {
             case .center: break
             case .smart:
                 region = SmartCrop.moved(region, within: frame, uprightWidth: upright.width, uprightHeight: upright.height,
-                                         small: uprightSmall)
+                                         small: uprightSmall, decoded: decoded.pixels, orientation: info.orientation)
             case .focus(let point):
                 region = FocusCrop.moved(region, to: point, within: frame, uprightWidth: upright.width, uprightHeight: upright.height)
             }

@@ -52,6 +52,39 @@ struct CacheCommandTests {
         #expect(missing.status == 1 && missing.stdout.isEmpty)
     }
 
+    /// One photo cached centred, smart, at a focal point and trimmed: --gravity and --trim pick one.
+    @Test func pathFiltersByGravityAndTrim() throws {
+        let dir = try CLI.temporaryDirectory().appendingPathComponent("cache")
+        let url = "https://img.shop.example/p/2.jpg"
+        let gravities = [("center", false, UInt8(1)), ("smart", false, 2), ("focus=0.250,0.600", false, 3), ("smart", true, 4)]
+        do {
+            let cache = try DiskCache.open(at: dir, mode: .owner)
+            defer { cache.close() }
+            for (gravity, trim, seed) in gravities {
+                let variant = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82, gravity: gravity, trim: trim)
+                try cache.store(CacheKey(url: url, variant: variant), Self.bytes(seed, 700))
+            }
+        }
+        func paths(_ filters: [String]) throws -> [String] {
+            let result = try CLI.run(["cache", "path", url, "--cache-dir", dir.path] + filters)
+            return result.stdoutText.split(separator: "\n").map(String.init)
+        }
+        func bytes(_ path: String) throws -> [UInt8] { try TestPaths.bytes(URL(fileURLWithPath: path)) }
+        #expect(try paths([]).count == 4)
+        let centre = try paths(["--gravity", "center"])
+        #expect(centre.count == 1)
+        #expect(try centre.map(bytes) == [Self.bytes(1, 700)])
+        let smart = try paths(["--gravity", "smart", "--no-trim"])
+        #expect(try smart.map(bytes) == [Self.bytes(2, 700)])
+        let trimmed = try paths(["--trim"])
+        #expect(try trimmed.map(bytes) == [Self.bytes(4, 700)])
+        let focus = try paths(["--gravity", "focus"])
+        #expect(try focus.map(bytes) == [Self.bytes(3, 700)])
+        #expect(try paths(["--gravity", "focus=0.250,0.600"]) == focus)
+        let none = try CLI.run(["cache", "path", url, "--gravity", "focus=0.5,0.5", "--cache-dir", dir.path])
+        #expect(none.status == 1 && none.stdout.isEmpty)
+    }
+
     @Test func everyCommandSpeaksJSON() throws {
         let dir = try makeCache()
         let stats = try #require(try json(CLI.run(["cache", "stats", "--json", "--cache-dir", dir.path])) as? [String: Any])

@@ -132,6 +132,64 @@ struct SaliencyTests {
         #expect(corner.x <= 10 && corner.x + 64 >= 34, "window at \(corner)")
     }
 
+    /// A step from dark to light, crisp or spread over 30 px as a blurred background spreads it.
+    static func step(width: Int, height: Int, ramp: Int) -> PixelBuffer {
+        var image = PixelBuffer(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let t = ramp == 0 ? (x < width / 2 ? 0.0 : 1.0) : min(1, max(0, Double(x - width / 2 + ramp / 2) / Double(ramp)))
+                let v = UInt8(40 + 170 * t)
+                let i = (y * width + x) * 4
+                (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]) = (v, v, v)
+            }
+        }
+        return image
+    }
+
+    /// Sharp detail tells a crisp edge from a blurred one of the same contrast, and a plain area has none.
+    @Test func sharpDetailSeesFocusNotContrast() {
+        let crisp = SharpDetail(of: Self.step(width: 300, height: 210, ramp: 0), width: 100, height: 70)
+        let soft = SharpDetail(of: Self.step(width: 300, height: 210, ramp: 30), width: 100, height: 70)
+        let crispPeak = crisp.values.max() ?? 0, softPeak = soft.values.max() ?? 0
+        #expect(crispPeak > 10 * softPeak, "crisp \(crispPeak), soft \(softPeak)")
+        #expect(crisp.values[35 * 100 + 10] == 0 && crisp.values[35 * 100 + 90] == 0)
+        let plain = SharpDetail(of: PixelBuffer(width: 90, height: 60), width: 30, height: 20)
+        #expect(plain.values.allSatisfy { $0 == 0 })
+    }
+
+    /// The grid turns with the photo: measured on the stored photo and turned, its detail sits where
+    /// the upright photo shows the crisp block that makes it.
+    @Test(arguments: [Orientation.right, .left, .down, .upMirrored, .leftMirrored, .rightMirrored])
+    func sharpDetailTurnsWithThePhoto(_ orientation: Orientation) {
+        var stored = PixelBuffer(width: 300, height: 210)
+        for y in 0..<210 {
+            for x in 0..<300 {
+                let i = (y * 300 + x) * 4
+                let v: UInt8 = (30..<90).contains(x) && (40..<100).contains(y) ? 220 : 30
+                (stored.pixels[i], stored.pixels[i + 1], stored.pixels[i + 2]) = (v, v, v)
+            }
+        }
+        let turned = SharpDetail(of: stored, width: 100, height: 70).oriented(orientation)
+        let upright = stored.oriented(orientation)
+        #expect(turned.width == upright.width / 3 && turned.height == upright.height / 3)
+        // Where the block is in the upright photo, in cells of 3 x 3 pixels.
+        var (bx, by, bn) = (0.0, 0.0, 0.0)
+        for y in 0..<upright.height {
+            for x in 0..<upright.width where upright.pixels[(y * upright.width + x) * 4] > 100 {
+                bx += Double(x); by += Double(y); bn += 1
+            }
+        }
+        var (dx, dy, dn) = (0.0, 0.0, 0.0)
+        for y in 0..<turned.height {
+            for x in 0..<turned.width {
+                let v = Double(turned.values[y * turned.width + x])
+                dx += v * (Double(x) + 0.5); dy += v * (Double(y) + 0.5); dn += v
+            }
+        }
+        let expected = ((bx / bn + 0.5) / 3, (by / bn + 0.5) / 3), found = (dx / dn, dy / dn)
+        #expect(abs(expected.0 - found.0) < 1.5 && abs(expected.1 - found.1) < 1.5, "\(orientation): block at \(expected), detail at \(found)")
+    }
+
     @Test func nothingSalientKeepsTheCentre() {
         let image = PixelBuffer(width: 90, height: 60)
         let corner = CropWindow.best(in: SaliencyMap(of: image), width: 60, height: 60)

@@ -7,8 +7,9 @@ struct CachePathCommand: AsyncParsableCommand {
         commandName: "path",
         abstract: "Print the absolute path of a cached file, for other programs to read.",
         discussion: """
-            Prints one path per matching variant (filter with --size, --fit, --format); the file's bytes
-            are exactly the thumbnail. Exit status 1 when nothing matching is cached.
+            Prints one path per matching variant (filter with --size, --fit, --format, --gravity,
+            --trim/--no-trim); the file's bytes are exactly the thumbnail. Exit status 1 when nothing
+            matching is cached.
 
               convert "$(thumbd cache path https://shop.example/p/1.jpg --size 200)" …
             """
@@ -28,8 +29,20 @@ struct CachePathCommand: AsyncParsableCommand {
     @Option(help: "Only this format: jpeg, png or webp.")
     var format: String?
 
+    @Option(help: "Only this gravity: center, smart, focus (any focal point) or one point as the variant shows it (focus=0.250,0.600).")
+    var gravity: String?
+
+    @Flag(inversion: .prefixedNo, help: "Only thumbnails made with (--trim) or without (--no-trim) a border taken off.")
+    var trim: Bool?
+
     @Flag(help: "The cached original (the downloaded source) instead of thumbnails.")
     var original = false
+
+    /// `focus` stands for every focal point; anything else must be the variant's own text.
+    static func gravity(_ gravity: String, matches wanted: String) -> Bool {
+        let wanted = wanted.lowercased()
+        return wanted == "focus" ? gravity.hasPrefix("focus=") : gravity == wanted
+    }
 
     mutating func run() async throws {
         try await options.loadConfiguration()
@@ -42,6 +55,8 @@ struct CachePathCommand: AsyncParsableCommand {
                     && (size.isEmpty || size.contains(e.variant.size))
                     && (fit.map { $0.lowercased() == e.variant.fit } ?? true)
                     && (format.map { $0.lowercased() == e.variant.format || ($0.lowercased() == "jpg" && e.variant.format == "jpeg") } ?? true)
+                    && (gravity.map { Self.gravity(e.variant.gravity, matches: $0) } ?? true)
+                    && (trim.map { $0 == e.variant.trim } ?? true)
             }
             if options.json {
                 try options.printJSON(matching.map { ["path": $0.fileURL.path, "variant": $0.variant.description] })
