@@ -12,3 +12,12 @@ int thumbd_fix_mmap_threshold(int bytes) {
     return 0;
 #endif
 }
+
+int thumbd_limit_arenas(int count) {
+#if defined(__GLIBC__)
+    return mallopt(M_ARENA_MAX, count) == 1 ? 1 : 0;
+#else
+    (void)count;
+    return 0;
+#endif
+}

@@ -5,4 +5,8 @@
 /// 0 when the C library has no such setting (not glibc) or refused it.
 int thumbd_fix_mmap_threshold(int bytes);
 
+/// Caps the number of glibc malloc arenas at `count`. Returns 1 when set, 0 when the C library has
+/// no such setting (not glibc) or refused it.
+int thumbd_limit_arenas(int count);
+
 #endif
