@@ -2,7 +2,7 @@ import ImageCore
 
 /// How much sharp detail each cell of a small grid holds, measured on the larger decoded image:
 /// there a blurred background is smooth and an in-focus product's outline is crisp, a difference
-/// the 100 px copy the saliency map is built on no longer shows.
+/// the small copy the saliency map is built on no longer shows.
 public struct SharpDetail: Sendable, Equatable {
     public let width: Int
     public let height: Int

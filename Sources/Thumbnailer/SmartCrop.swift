@@ -2,7 +2,8 @@ import ImageCore
 import ImageOps
 
 /// The smart crop: a cover region moved to where the photo's saliency is, chosen on a small upright
-/// copy the thumbnailer already has (the placeholder's), so it costs no decode and no full-size pass.
+/// copy the thumbnailer already has (the placeholder's, shrunk to `mapSide`) and on the sharp detail
+/// of the pixels already decoded, so it costs no second decode and no full-size pass.
 enum SmartCrop {
     /// The saliency map's long side in pixels. On 288 generated scenes a 64 px map kept as many
     /// products whole as the 100 px placeholder copy (93 % against 93.4 %) at 40 % of the work.
@@ -10,15 +11,15 @@ enum SmartCrop {
 
     /// `region` (upright, full-size pixels) moved to the best place inside `frame` (the photo, or
     /// what trimming kept of it) in the photo that `small` shows at reduced size; its size is kept.
-    /// `sharpDetail` is the decoded photo's sharp detail over `small`'s grid, upright like it.
+    /// `decoded` is the photo as decoded, still as stored (`orientation` turns it upright).
     static func moved(_ region: SourceRegion, within frame: SourceRegion, uprightWidth: Int, uprightHeight: Int,
                       small placeholderCopy: PixelBuffer, decoded: PixelBuffer, orientation: Orientation) -> SourceRegion {
         // Too small a copy says nothing about where things are.
         guard placeholderCopy.width >= 8, placeholderCopy.height >= 8 else { return region }
-        let side = mapSide
         let longest = max(placeholderCopy.width, placeholderCopy.height)
-        let small = longest <= side ? placeholderCopy : Resampler.resize(placeholderCopy,
-            width: max(1, placeholderCopy.width * side / longest), height: max(1, placeholderCopy.height * side / longest))
+        let small = longest <= mapSide ? placeholderCopy : Resampler.resize(placeholderCopy,
+            width: max(1, placeholderCopy.width * mapSide / longest), height: max(1, placeholderCopy.height * mapSide / longest))
+        // Measured over the map's grid on the stored pixels, then turned upright like the map.
         let stored = orientation.swapsDimensions ? (small.height, small.width) : (small.width, small.height)
         let sharpDetail = SharpDetail(of: decoded, width: stored.0, height: stored.1).oriented(orientation)
         let scaleX = Double(small.width) / Double(uprightWidth), scaleY = Double(small.height) / Double(uprightHeight)
