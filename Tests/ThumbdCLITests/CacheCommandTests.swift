@@ -81,8 +81,11 @@ struct CacheCommandTests {
         let focus = try paths(["--gravity", "focus"])
         #expect(try focus.map(bytes) == [Self.bytes(3, 700)])
         #expect(try paths(["--gravity", "focus=0.250,0.600"]) == focus)
+        #expect(try paths(["--gravity", "focus=0.25,0.6"]) == focus)
         let none = try CLI.run(["cache", "path", url, "--gravity", "focus=0.5,0.5", "--cache-dir", dir.path])
         #expect(none.status == 1 && none.stdout.isEmpty)
+        let unknown = try CLI.run(["cache", "path", url, "--gravity", "north", "--cache-dir", dir.path])
+        #expect(unknown.status == 2 && unknown.stderrText.contains("--gravity"), "\(unknown.status) \(unknown.stderrText)")
     }
 
     @Test func everyCommandSpeaksJSON() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ThumbCache
+import Thumbnailer
 
 struct CachePathCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,8 +30,8 @@ struct CachePathCommand: AsyncParsableCommand {
     @Option(help: "Only this format: jpeg, png or webp.")
     var format: String?
 
-    @Option(help: "Only this gravity: center, smart, focus (any focal point) or one point as the variant shows it (focus=0.250,0.600).")
-    var gravity: String?
+    @Option(help: "Only this gravity: center, smart, focus (any focal point) or one point (focus=0.25,0.6).")
+    var gravity: GravityFilter?
 
     @Flag(inversion: .prefixedNo, help: "Only thumbnails made with (--trim) or without (--no-trim) a border taken off.")
     var trim: Bool?
@@ -38,10 +39,26 @@ struct CachePathCommand: AsyncParsableCommand {
     @Flag(help: "The cached original (the downloaded source) instead of thumbnails.")
     var original = false
 
-    /// `focus` stands for every focal point; anything else must be the variant's own text.
-    static func gravity(_ gravity: String, matches wanted: String) -> Bool {
-        let wanted = wanted.lowercased()
-        return wanted == "focus" ? gravity.hasPrefix("focus=") : gravity == wanted
+    /// A gravity read as the API reads it (`Gravity`, `FocusPoint`), or `focus` for any focal point.
+    enum GravityFilter: ExpressibleByArgument {
+        case exactly(Gravity)
+        case anyFocus
+
+        init?(argument: String) {
+            let text = argument.lowercased()
+            if text == "focus" { self = .anyFocus; return }
+            if text.hasPrefix("focus="), let point = FocusPoint(String(text.dropFirst(6))) { self = .exactly(.focus(point)); return }
+            guard let named = Gravity(text) else { return nil }
+            self = .exactly(named)
+        }
+
+        /// `variantGravity` is the cache variant's text, which `Gravity.description` writes.
+        func matches(_ variantGravity: String) -> Bool {
+            switch self {
+            case .anyFocus: variantGravity.hasPrefix("focus=")
+            case .exactly(let gravity): variantGravity == gravity.description
+            }
+        }
     }
 
     mutating func run() async throws {
@@ -55,7 +72,7 @@ struct CachePathCommand: AsyncParsableCommand {
                     && (size.isEmpty || size.contains(e.variant.size))
                     && (fit.map { $0.lowercased() == e.variant.fit } ?? true)
                     && (format.map { $0.lowercased() == e.variant.format || ($0.lowercased() == "jpg" && e.variant.format == "jpeg") } ?? true)
-                    && (gravity.map { Self.gravity(e.variant.gravity, matches: $0) } ?? true)
+                    && (gravity.map { $0.matches(e.variant.gravity) } ?? true)
                     && (trim.map { $0 == e.variant.trim } ?? true)
             }
             if options.json {
