@@ -109,10 +109,12 @@ public final class Daemon: Sendable {
         let reopener = accessLog.flatMap { $0.path != nil ? AccessLogReopener(accessLog: $0) : nil }
         defer { reopener?.stop() }
         let sampler = ActivitySampler(history: activity, cache: cache)
+        let trimmer = HeapTrimmer(interval: settings.server.heapTrimInterval, pool: pipeline.pool, trims: metrics.heap.trims, logger: logger)
         let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, logger: logger)
         // Stopped in reverse order, each after the one before it has returned: the drain grace,
         // then the HTTP server (stop accepting, finish in flight), then sampling, then the cache.
-        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: app),
+        var configuration = ServiceGroupConfiguration(services: [.init(service: closer), .init(service: sampler), .init(service: trimmer),
+                                                                 .init(service: app),
                                                                  .init(service: drain)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = settings.server.drainGrace + settings.server.drainTimeout

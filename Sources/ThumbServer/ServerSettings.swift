@@ -38,6 +38,8 @@ public struct ServerSettings: Sendable {
     /// How often the daemon samples the cache's counters for the inspector's charts (an hour of
     /// samples is kept) and hands the memory tier's hits to the disk index.
     public var activitySampleInterval: Duration = .seconds(10)
+    /// How often the daemon gives malloc's free pages back to the system (`HeapTrimmer`); zero: never.
+    public var heapTrimInterval: Duration = .seconds(30)
     /// After SIGTERM/SIGINT, how long the node keeps answering while `/readyz` says 503 `draining`
     /// (and every response says `Connection: close`), so a balancer moves traffic away first.
     public var drainGrace: Duration = .seconds(5)

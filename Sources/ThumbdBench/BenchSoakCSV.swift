@@ -10,6 +10,8 @@ enum BenchSoakCSV {
         ("rss_mib", { $0.rssBytes.map { Double($0) / 1_048_576 } }),
         ("open_fds", { $0.openFiles.map(Double.init) }),
         ("threads", { $0.threads.map(Double.init) }),
+        ("heap_in_use_mib", { $0.heapInUseBytes.map { $0 / 1_048_576 } }),
+        ("heap_free_mib", { $0.heapFreeBytes.map { $0 / 1_048_576 } }),
         ("memory_entries", { $0.memoryEntries }),
         ("memory_mib", { $0.memoryBytes.map { $0 / 1_048_576 } }),
         ("disk_entries", { $0.diskEntries }),

@@ -130,7 +130,9 @@ struct BenchSoakRunner {
     static func progressLine(_ s: BenchSoakSample) -> String {
         let seconds = Int(s.seconds.rounded())
         let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
-        return "\(clock)  RSS \(s.rssBytes.map { TextTable.fixed(Double($0) / 1_048_576, 1) } ?? "-") MiB  fds \(s.openFiles.map(String.init) ?? "-")"
+        return "\(clock)  RSS \(s.rssBytes.map { TextTable.fixed(Double($0) / 1_048_576, 1) } ?? "-") MiB"
+            + " (heap in use \(TextTable.fixed(s.heapInUseBytes.map { $0 / 1_048_576 }, 1)), free \(TextTable.fixed(s.heapFreeBytes.map { $0 / 1_048_576 }, 1)))"
+            + "  fds \(s.openFiles.map(String.init) ?? "-")"
             + "  threads \(s.threads.map(String.init) ?? "-")  entries \(TextTable.fixed(s.memoryEntries, 0))/\(TextTable.fixed(s.diskEntries, 0))"
             + "  hits p50 \(TextTable.fixed(s.hitP50Ms, 2)) p99 \(TextTable.fixed(s.hitP99Ms, 2)) ms"
             + "  \(TextTable.fixed(s.requestsPerSecond, 1)) req/s  \(s.errors) errors"

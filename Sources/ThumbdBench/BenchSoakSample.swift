@@ -12,6 +12,10 @@ struct BenchSoakSample: Encodable, Sendable {
     var rssBytes: Int?
     var openFiles: Int?
     var threads: Int?
+    /// malloc's bytes in use and the free bytes its arenas keep (`/metrics`, glibc only): a climb
+    /// of the first is something kept, of the second fragmentation.
+    var heapInUseBytes: Double?
+    var heapFreeBytes: Double?
     /// Entries and bytes held by each tier (originals: the downloaded photos the disk tier keeps).
     var memoryEntries: Double?
     var memoryBytes: Double?
@@ -55,6 +59,7 @@ struct BenchSoakSample: Encodable, Sendable {
             rssBytes: BenchProc.statusNumber(pid, "VmRSS").map { $0 * 1024 },
             openFiles: BenchProc.openFileCount(pid),
             threads: BenchProc.statusNumber(pid, "Threads"),
+            heapInUseBytes: metrics?.value("thumbd_heap_in_use_bytes"), heapFreeBytes: metrics?.value("thumbd_heap_free_bytes"),
             memoryEntries: tier("thumbd_cache_entries", "memory"), memoryBytes: tier("thumbd_cache_bytes", "memory"),
             diskEntries: tier("thumbd_cache_entries", "disk"), diskBytes: tier("thumbd_cache_bytes", "disk"),
             originalsEntries: tier("thumbd_cache_entries", "originals"), originalsBytes: tier("thumbd_cache_bytes", "originals"),

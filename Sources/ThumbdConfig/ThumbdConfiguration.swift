@@ -86,6 +86,7 @@ public struct ThumbdConfiguration: Sendable {
         d.server.sendTimeout = try s.seconds("server.send_timeout", default: 60, range: 0.1...3600)
         d.server.inspector = try s.bool("server.inspector", default: true)
         d.server.activitySampleInterval = try s.seconds("server.activity_sample", default: 10, range: 1...600)
+        d.server.heapTrimInterval = try s.seconds("server.heap_trim", default: 30, range: 0...3600)
         let level = s.string("server.log_level", default: "info").lowercased()
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw s.invalid("server.log_level", level, "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))

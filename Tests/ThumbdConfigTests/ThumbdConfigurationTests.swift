@@ -93,6 +93,7 @@ struct ThumbdConfigurationTests {
         ("THUMBD_CACHE_FSYNC", "sometimes", "cache.fsync"),
         ("THUMBD_LOG_LEVEL", "loud", "server.log_level"),
         ("THUMBD_SERVER_ACTIVITY_SAMPLE", "0", "server.activity_sample"),
+        ("THUMBD_SERVER_HEAP_TRIM", "-1", "server.heap_trim"),
         ("THUMBD_DOWNLOAD_ALLOW_INSECURE_REDIRECTS", "sometimes", "download.allow_insecure_redirects"),
         ("THUMBD_DOWNLOAD_CA_FILE", "/nonexistent/ca.pem", "download.ca_file"),
         ("THUMBD_THUMBNAIL_GRAVITY", "north", "thumbnail.gravity"),

