@@ -33,10 +33,13 @@ public struct SaliencyMap: Sendable, Equatable {
                     SaliencyCues.detailContrast(fineDetail, width: image.width, height: image.height),
                     SaliencyCues.colourRarity(colours),
                     SaliencyCues.enclosure(colours)]
+        // Before a blurred background, sharpness is what tells the product from a bright blurred
+        // object near it, where colour and enclosure cannot: its cue counts more the softer the edge.
+        let detailBoost = sharpDetail == nil ? 0 : Self.sharpDetailBoost * Self.edgeSoftness(fineDetail, width: image.width, height: image.height)
         var combined = [Float](repeating: 0, count: colours.count)
-        for cue in cues {
+        for (index, cue) in cues.enumerated() {
             let scaled = Self.scaledToUnit(cue)
-            let weight = Self.peakedness(scaled)
+            let weight = Self.peakedness(scaled) * (index == 1 ? 1 + detailBoost : 1)
             for i in combined.indices { combined[i] += weight * scaled[i] }
         }
         // What every part of the picture has is background: only the excess over the median counts,
@@ -44,6 +47,24 @@ public struct SaliencyMap: Sendable, Equatable {
         let floor = ValueQuantile.of(combined, 0.5)
         for i in combined.indices { combined[i] = max(0, combined[i] - floor) }
         self.init(width: image.width, height: image.height, values: combined)
+    }
+
+    static let sharpDetailBoost: Float = 2
+
+    /// How much softer the frame's edge is than the sharpest part of the picture, from 0 (the edge
+    /// as crisp as anything: a room in focus) to 1 (nothing sharp at the edge: a blurred room, a
+    /// sweep). Read on the decoded photo's detail, where blur shows.
+    static func edgeSoftness(_ detail: [Float], width w: Int, height h: Int) -> Float {
+        let ring = max(1, min(w, h) / 10)
+        var edge: [Float] = []
+        edge.reserveCapacity(2 * ring * (w + h))
+        for y in 0..<h {
+            let atEdge = y < ring || y >= h - ring
+            for x in 0..<w where atEdge || x < ring || x >= w - ring { edge.append(detail[y * w + x]) }
+        }
+        let top = ValueQuantile.of(detail, 0.98)
+        guard top > 0, !edge.isEmpty else { return 0 }
+        return max(0, 1 - ValueQuantile.of(edge, 0.75) / top)
     }
 
     /// The cue divided by its 98th percentile and capped at 1: a few extreme pixels (a specular

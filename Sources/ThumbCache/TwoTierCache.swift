@@ -66,7 +66,19 @@ public final class TwoTierCache: Sendable {
     private struct MetadataStripe: Sendable {
         var entries: [CacheKey: Metadata] = [:]
         /// Entries the memory tier has dropped are swept when the stripe grows past this.
-        var sweepAt = 1024
+        var sweepAt = TwoTierCache.metadataSweepFloor
+    }
+
+    /// A stripe is swept once it holds this many entries, or twice what the last sweep kept.
+    /// Low on purpose: every miss adds an entry of ~1 KiB (its URL, validators, photo summary), and
+    /// with 1,024 a stripe the 16 stripes kept up to 16k entries the memory tier had long dropped,
+    /// which the soak saw as the heap growing ~0.5 MiB a minute at 4 misses a second.
+    static let metadataSweepFloor = 64
+
+    /// Entries whose metadata is kept (those the memory tier holds, and some it has dropped since
+    /// the last sweep).
+    @_spi(Testing) public var rememberedMetadataCount: Int {
+        metadata.reduce(0) { total, stripe in total + stripe.withLock { $0.entries.count } }
     }
 
     private struct FailureLog: Sendable {
@@ -287,7 +299,7 @@ public final class TwoTierCache: Sendable {
             guard s.entries.count > s.sweepAt else { return }
             // Forget what the memory tier no longer holds; amortized O(1) per insert.
             s.entries = s.entries.filter { memory.contains($0.key) || $0.key == meta.key }
-            s.sweepAt = max(1024, s.entries.count * 2)
+            s.sweepAt = max(Self.metadataSweepFloor, s.entries.count * 2)
         }
     }
 

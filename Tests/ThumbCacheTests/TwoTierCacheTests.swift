@@ -26,6 +26,23 @@ struct TwoTierCacheTests {
         #expect(cache.get(DiskTest.key(2)) == nil)
     }
 
+    @Test("the metadata of entries the memory tier dropped is swept: thousands of misses keep it bounded")
+    func droppedEntriesMetadataIsSwept() throws {
+        let memory = MemoryCacheLimits(maxBytes: 1 << 20, maxEntries: 8)
+        let cache = TwoTierCache(memory: MemoryCache(limits: memory, stripes: 1), disk: nil)
+        let count = 5_000
+        for n in 0..<count {
+            cache.set(DiskTest.key(n), DiskTest.bytes(64), validators: CacheValidators(etag: "\"\(n)\""), contentType: "image/jpeg")
+        }
+        // At most a sweep floor per stripe, or twice what a sweep kept: far from one per miss.
+        #expect(cache.rememberedMetadataCount <= 16 * 64 + 2 * memory.maxEntries)
+        // What the memory tier still holds keeps its metadata: its hits answer with it.
+        for n in (count - memory.maxEntries)..<count {
+            let hit = try #require(cache.get(DiskTest.key(n)))
+            #expect(hit.tier == .memory && hit.validators.etag == "\"\(n)\"" && hit.contentType == "image/jpeg")
+        }
+    }
+
     @Test("hits answered from memory reach the disk entry's hits, last access and LRU place, not the disk's hit count")
     func memoryHitsAreRecordedOnDisk() throws {
         let dir = DiskTest.makeDirectory("twotier")
