@@ -41,9 +41,11 @@ enum BenchSoakChart {
             set rmargin 9
             set multiplot layout 3,2 title \(quoted(title))
 
-            set title 'daemon RSS (MiB)'
+            set title 'daemon memory (MiB)'
             set yrange [0:*]
-            plot \(data) using \(x()):\(col("rss_mib")) with lines lw 2 title 'VmRSS'
+            plot \(data) using \(x()):\(col("rss_mib")) with lines lw 2 title 'VmRSS', \\
+                 \(data) using \(x()):\(col("heap_in_use_mib")) with lines dt 2 title 'malloc in use', \\
+                 \(data) using \(x()):\(col("heap_free_mib")) with lines dt 3 title 'malloc free'
 
             set title 'open file descriptors'
             plot \(data) using \(x()):\(col("open_fds")) with lines lw 2 title '/proc/PID/fd'

@@ -43,8 +43,10 @@ struct BenchSoakCommand: ParsableCommand {
 
             SAMPLES, every --sample-seconds (10): the daemon's RSS (VmRSS of
             /proc/PID/status), open file descriptors (/proc/PID/fd), threads
-            (Threads), the tiers' entries and bytes, evictions, cache hits and
-            misses (/metrics), and for the window since the last sample: the hits'
+            (Threads), malloc's bytes in use and kept free (thumbd_heap_in_use_bytes,
+            thumbd_heap_free_bytes: a climb of the first is something kept, of the
+            second fragmentation), the tiers' entries and bytes, evictions, cache
+            hits and misses (/metrics), and for the window since the last sample: the hits'
             p50 and p99 latency (each request timed by its client, from sending to
             the whole answer), requests/s, evictions/s and errors; and the CPU the
             daemon, the load (this program and the origin) and every other process

@@ -91,7 +91,7 @@ import TestSupport
         let lines = BenchSoakCSV.text([sample(10), missing]).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4 && lines[3].isEmpty)
         let header = lines[0].split(separator: ",").map(String.init)
-        for column in ["seconds", "rss_mib", "open_fds", "threads", "memory_entries", "disk_mib", "evictions", "hit_p50_ms", "hit_p99_ms", "requests_per_s", "errors"] {
+        for column in ["seconds", "rss_mib", "heap_in_use_mib", "heap_free_mib", "open_fds", "threads", "memory_entries", "disk_mib", "evictions", "hit_p50_ms", "hit_p99_ms", "requests_per_s", "errors"] {
             #expect(header.contains(column), "no column \(column)")
         }
         let first = lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
