@@ -2,7 +2,7 @@ import CropScenes
 import Foundation
 import ImageCodecs
 import ImageCore
-import ImageOps
+@testable import ImageOps
 import Testing
 import TestSupport
 import Thumbnailer
@@ -144,6 +144,30 @@ struct SaliencyTests {
             }
         }
         return image
+    }
+
+    /// A 64 x 40 detail grid: grain of about 2 everywhere, a sharp product outline (30) in the
+    /// middle, and at the frame's edge either nothing more (a sweep, a blurred room) or things in
+    /// focus on one cell in four (a busy room).
+    static func detailGrid(busyEdge: Bool) -> [Float] {
+        let (w, h) = (64, 40)
+        return (0..<(w * h)).map { i in
+            let (x, y) = (i % w, i / w)
+            let grain: Float = 1.8 + 0.4 * Float((x * 7 + y * 13) % 5) / 4
+            if x >= 24 && x < 40 && y >= 12 && y < 28 && (x == 24 || x == 39 || y == 12 || y == 27) { return 30 }
+            let atEdge = x < 4 || x >= w - 4 || y < 4 || y >= h - 4
+            return busyEdge && atEdge && (x + y).isMultiple(of: 4) ? 25 : grain
+        }
+    }
+
+    /// The sharp-detail cue counts more only where the edge is plain: before a blurred room, where
+    /// sharpness alone tells the product in focus; not before a busy one, where it is everywhere.
+    @Test func aPlainEdgeIsToldFromABusyOne() {
+        #expect(SaliencyMap.edgePlainness(Self.detailGrid(busyEdge: false), width: 64, height: 40) == 1)
+        #expect(SaliencyMap.edgePlainness(Self.detailGrid(busyEdge: true), width: 64, height: 40) == 0)
+        // Scale free: the same photo decoded noisier or larger (every value doubled) reads the same.
+        #expect(SaliencyMap.edgePlainness(Self.detailGrid(busyEdge: false).map { $0 * 2 }, width: 64, height: 40) == 1)
+        #expect(SaliencyMap.edgePlainness([Float](repeating: 0, count: 64 * 40), width: 64, height: 40) == 1)
     }
 
     /// Sharp detail tells a crisp edge from a blurred one of the same contrast, and a plain area has none.
