@@ -27,19 +27,22 @@ public struct SaliencyMap: Sendable, Equatable {
     /// it does not, and only the product in focus keeps sharp edges.
     public init(of image: PixelBuffer, sharpDetail: SharpDetail? = nil) {
         let colours = OpponentColours(image)
-        let fineDetail = sharpDetail.flatMap { $0.width == image.width && $0.height == image.height ? $0.values : nil }
-            ?? SaliencyCues.fineDetail(colours)
-        let cues = [SaliencyCues.distanceFromBorders(colours),
-                    SaliencyCues.detailContrast(fineDetail, width: image.width, height: image.height),
-                    SaliencyCues.colourRarity(colours),
-                    SaliencyCues.enclosure(colours)]
+        let decodedDetail = sharpDetail.flatMap { $0.width == image.width && $0.height == image.height ? $0.values : nil }
+        let fineDetail = decodedDetail ?? SaliencyCues.fineDetail(colours)
         // Before a blurred background, sharpness is what tells the product from a bright blurred
-        // object near it, where colour and enclosure cannot: its cue counts more the plainer the edge.
-        let detailBoost = sharpDetail == nil ? 0 : Self.sharpDetailBoost * Self.edgePlainness(fineDetail, width: image.width, height: image.height)
+        // object near it, where colour and enclosure cannot: its cue counts more the plainer the
+        // edge. Only the decoded photo's detail can say so; the small copy's looks crisp everywhere.
+        let detailBoost = decodedDetail.map { Self.sharpDetailBoost * Self.edgePlainness($0, width: image.width, height: image.height) } ?? 0
+        let cues: [(values: [Float], boost: Float)] = [
+            (SaliencyCues.distanceFromBorders(colours), 0),
+            (SaliencyCues.detailContrast(fineDetail, width: image.width, height: image.height), detailBoost),
+            (SaliencyCues.colourRarity(colours), 0),
+            (SaliencyCues.enclosure(colours), 0),
+        ]
         var combined = [Float](repeating: 0, count: colours.count)
-        for (index, cue) in cues.enumerated() {
-            let scaled = Self.scaledToUnit(cue)
-            let weight = Self.peakedness(scaled) * (index == 1 ? 1 + detailBoost : 1)
+        for cue in cues {
+            let scaled = Self.scaledToUnit(cue.values)
+            let weight = Self.peakedness(scaled) * (1 + cue.boost)
             for i in combined.indices { combined[i] += weight * scaled[i] }
         }
         // What every part of the picture has is background: only the excess over the median counts,

@@ -22,10 +22,6 @@ struct ConnectionLimitTests {
         return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
     }
 
-    private static func metrics(_ daemon: TestDaemon) async throws -> [String: Double] {
-        try PrometheusText.parse(try await daemon.get("/metrics").body)
-    }
-
     private static func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
@@ -58,7 +54,7 @@ struct ConnectionLimitTests {
         #expect(closed == count)
         #expect(ContinuousClock.now - opened >= .milliseconds(1500), "closed before the header timeout")
         for connection in held { connection.close() }
-        let metrics = try await Self.metrics(daemon)
+        let metrics = try await daemon.metrics()
         #expect((metrics[#"thumbd_connections_timed_out_total{reason="header_timeout"}"#] ?? 0) >= Double(count))
         try await daemon.stop()
     }
@@ -114,12 +110,7 @@ struct ConnectionLimitTests {
             }
             try await group.waitForAll()
         }
-        var metrics = try await Self.metrics(daemon)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (metrics["thumbd_connections_open"] ?? 0) > 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            metrics = try await Self.metrics(daemon)
-        }
+        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(100)) { ($0["thumbd_connections_open"] ?? 0) <= 1 }
         #expect((metrics["thumbd_connections_open"] ?? 99) <= 1)
         #expect(Self.openDescriptors() - descriptorsBefore < 50, "descriptors before \(descriptorsBefore), after \(Self.openDescriptors())")
         #expect(ProcessRSS.current() - rssBefore < 64 << 20, "RSS grew by \((ProcessRSS.current() - rssBefore) >> 20) MiB")
@@ -146,7 +137,7 @@ struct ConnectionLimitTests {
                         + "Content-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"photo\"")
         #expect(await upload.closedByServer(within: .seconds(10)))
         upload.close()
-        let metrics = try await Self.metrics(daemon)
+        let metrics = try await daemon.metrics()
         #expect((metrics[#"thumbd_connections_timed_out_total{reason="keepalive_timeout"}"#] ?? 0) >= 1)
         #expect((metrics[#"thumbd_connections_timed_out_total{reason="body_timeout"}"#] ?? 0) >= 1)
         try await daemon.stop()
@@ -158,7 +149,7 @@ struct ConnectionLimitTests {
         let daemon = try await TestDaemon.start { $0.server.sendTimeout = .seconds(1) }
         let path = daemon.thumbnailPath(origin.url("/p.jpg"), "size=400")
         #expect(try await daemon.get(path).status == 200)
-        let answeredBefore = try await Self.metrics(daemon)[#"thumbd_thumbnail_responses_total{cache="memory"}"#] ?? 0
+        let answeredBefore = try await daemon.metrics()[#"thumbd_thumbnail_responses_total{cache="memory"}"#] ?? 0
         let reader = try RawConnection(port: daemon.port, receiveBuffer: 4096)
         let request = "GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n"
         // Far more requests (10 MB) than the socket buffers hold, and far more answers. The daemon
@@ -169,7 +160,7 @@ struct ConnectionLimitTests {
         for _ in 0..<requests { sent += reader.sendWithoutWaiting(request) }
         // Reading nothing, for longer than the send timeout.
         try await Task.sleep(for: .seconds(4))
-        let metrics = try await Self.metrics(daemon)
+        let metrics = try await daemon.metrics()
         #expect((metrics[#"thumbd_connections_timed_out_total{reason="send_timeout"}"#] ?? 0) >= 1)
         let answered = (metrics[#"thumbd_thumbnail_responses_total{cache="memory"}"#] ?? 0) - answeredBefore
         #expect(answered < 3000, "answered \(Int(answered)) of the \(sent / request.utf8.count) requests sent")
@@ -198,10 +189,7 @@ struct ConnectionLimitTests {
         }
         // Once its thumbnail is made (however long that takes on a loaded machine), the slow reader
         // is only being written to: it must hold no slot while it trickles.
-        let made = ContinuousClock.now + .seconds(30)
-        while try await Self.metrics(daemon)["thumbd_jobs_in_flight"] != 0, ContinuousClock.now < made {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = try await daemon.metrics(within: .seconds(30), interval: .milliseconds(50)) { $0["thumbd_jobs_in_flight"] == 0 }
         try await Task.sleep(for: .milliseconds(300))
         let started = ContinuousClock.now
         let other = try await daemon.get(daemon.thumbnailPath(origin.url("/b.jpg")))

@@ -75,7 +75,7 @@ extension FastPathTests {
             #expect(notModified.body.isEmpty)
         }
         #expect(daemon.cache.memory.stats.entries == 0)
-        let metrics = try PrometheusText.parse(try await daemon.get("/metrics").body)
+        let metrics = try await daemon.metrics()
         #expect(metrics[#"thumbd_thumbnail_responses_total{cache="disk"}"#] == 8)
         try await daemon.stop()
         try await origin.shutdown()

@@ -8,7 +8,7 @@ struct MetricsAndStatsTests {
     func metricsMove() async throws {
         let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg), "/gone.jpg": .status(404)])
         let daemon = try await TestDaemon.start()
-        let before = try PrometheusText.parse(try await daemon.get("/metrics").body)
+        let before = try await daemon.metrics()
         #expect(before[#"thumbd_thumbnail_responses_total{cache="miss"}"#] == 0)
 
         let path = daemon.thumbnailPath(origin.url("/p.jpg"))
@@ -26,13 +26,8 @@ struct MetricsAndStatsTests {
         #expect(after[#"thumbd_cache_entries{tier="memory"}"#] == 1)
         #expect(after[#"thumbd_cache_entries{tier="disk"}"#] == 1)
         // The original is kept once the decode has called it an image, after the answer went out.
-        var originals = after[#"thumbd_cache_entries{tier="originals"}"#]
-        let deadline = ContinuousClock.now + .seconds(5)
-        while originals != 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            originals = try PrometheusText.parse(try await daemon.get("/metrics").body)[#"thumbd_cache_entries{tier="originals"}"#]
-        }
-        #expect(originals == 1)
+        let kept = try await daemon.metrics(within: .seconds(5)) { $0[#"thumbd_cache_entries{tier="originals"}"#] == 1 }
+        #expect(kept[#"thumbd_cache_entries{tier="originals"}"#] == 1)
         #expect((after[#"thumbd_cache_hits_total{tier="memory"}"#] ?? 0) >= 2)
         #expect(after["thumbd_decode_seconds_count"] == 1)
         #expect(after["thumbd_resize_seconds_count"] == 1)

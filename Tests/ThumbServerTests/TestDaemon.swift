@@ -59,6 +59,24 @@ final class TestDaemon: Sendable {
         "/v1/thumbnail?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" + (extra.isEmpty ? "" : "&\(extra)")
     }
 
+    /// `/metrics`, parsed strictly (`PrometheusText`).
+    func metrics() async throws -> [String: Double] {
+        try PrometheusText.parse(try await get("/metrics").body)
+    }
+
+    /// Scrapes `/metrics` until `done` holds for them or `timeout` passes (what the daemon does after
+    /// an answer, or on a timer, shows up later); returns the last scrape, for the caller to expect on.
+    func metrics(within timeout: Duration, interval: Duration = .milliseconds(20),
+                 until done: ([String: Double]) -> Bool) async throws -> [String: Double] {
+        let deadline = ContinuousClock.now + timeout
+        var values = try await metrics()
+        while !done(values), ContinuousClock.now < deadline {
+            try await Task.sleep(for: interval)
+            values = try await metrics()
+        }
+        return values
+    }
+
     func get(_ path: String, headers: [(String, String)] = [], method: HTTPMethod = .GET) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
