@@ -219,4 +219,24 @@ struct SaliencyTests {
         let corner = CropWindow.best(in: SaliencyMap(of: image), width: 60, height: 60)
         #expect(corner.x == 15 && corner.y == 0)
     }
+
+    /// The scene the window's edges were weighed for: a plain product, bright along its outline and
+    /// dimmer inside, beside a large, dimmer glow (a blurred lamp). Moving left a few columns gains
+    /// more of the glow than it loses of the product, so the window that holds the most saliency
+    /// cuts the product; the one chosen must not.
+    @Test func theWindowDoesNotCutThroughAProductForMoreOfADimGlow() {
+        let (w, h) = (64, 42)
+        var values = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let (dx, dy) = (Float(x) + 0.5 - 46, Float(y) + 0.5 - 24)
+                let radius = (dx * dx + dy * dy).squareRoot()
+                let (gx, gy) = ((Float(x) + 0.5 - 16) / 14, (Float(y) + 0.5 - 21) / 24)
+                values[y * w + x] = abs(radius - 10) < 1 ? 1 : radius < 10 ? 0.4 : gx * gx + gy * gy < 1 ? 0.25 : 0
+            }
+        }
+        let corner = CropWindow.best(in: SaliencyMap(width: w, height: h, values: values), width: 42, height: 42)
+        // The product spans x 35...57.
+        #expect(corner.x <= 35 && corner.x + 42 >= 57, "window at x \(corner.x)...\(corner.x + 42)")
+    }
 }
