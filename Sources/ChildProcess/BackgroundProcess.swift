@@ -42,25 +42,14 @@ public final class BackgroundProcess: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        // A thread of the Swift runtime or Dispatch blocks signals, and a child inherits the mask of the
-        // thread that spawns it (and any ignored SIGINT): such a child never sees `stop`'s SIGTERM and
-        // is only ended by the SIGKILL after the grace. Every child starts as a shell would start it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var unblocked = sigset_t(), defaults = sigset_t()
-        sigemptyset(&unblocked)
-        sigemptyset(&defaults)
-        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let attributes = SpawnAttributes()
         var child: pid_t = 0
-        let status = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+        let status = posix_spawn(&child, program, &actions, &attributes.raw, argv, envp)
         guard status == 0 else {
             throw ChildProcessError(description: "cannot start \(name) (\(program)): \(String(cString: strerror(status)))")
         }
         pid = child
+        Termination.started(child)
     }
 
     deinit {
@@ -85,6 +74,7 @@ public final class BackgroundProcess: Sendable {
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let cpu = seconds(usage.ru_utime) + seconds(usage.ru_stime)
         ended.withLock { $0 = (status, cpu) }
+        Termination.ended(pid)
     }
 
     /// Waits up to `timeout` seconds for the child to end; its exit status, or nil if still running.

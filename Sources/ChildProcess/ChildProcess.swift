@@ -48,14 +48,17 @@ public enum ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
+        let attributes = SpawnAttributes()
         let start = monotonicSeconds()
-        let spawnStatus = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        let spawnStatus = posix_spawnp(&pid, program, &actions, &attributes.raw, argv, environ)
         close(outPipe[1])
         close(errPipe[1])
         guard spawnStatus == 0 else {
             close(outPipe[0]); close(errPipe[0])
             throw ChildProcessError(description: "cannot start \(program): \(String(cString: strerror(spawnStatus)))")
         }
+        Termination.started(pid)
+        defer { Termination.ended(pid) }
 
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var open = [outPipe[0], errPipe[0]]

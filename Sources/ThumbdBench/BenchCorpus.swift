@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ImageCodecs
 import ImageCore
@@ -90,6 +91,7 @@ final class BenchScratch: Sendable {
             throw ValidationErrorMessage("cannot create a scratch folder under \(NSTemporaryDirectory())")
         }
         root = String(cString: made)
+        Termination.removeOnSignal(root)
     }
 
     func folder(_ name: String) throws -> String {
@@ -123,5 +125,6 @@ final class BenchScratch: Sendable {
 
     func remove() {
         try? FileManager.default.removeItem(atPath: root)
+        Termination.forget(root)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcess
 import ExitStatus
 
 /// `thumbd-bench`: the benchmarks that check thumbd's speed, memory and quality targets, each
@@ -14,8 +15,10 @@ struct ThumbdBenchCommand: AsyncParsableCommand {
         defaultSubcommand: BenchThumbnailsCommand.self
     )
 
-    /// Usage errors exit 2, as they did under `thumbd-bench`.
+    /// Usage errors exit 2, as they did under `thumbd-bench`. Stopped by a signal, the bench stops
+    /// the daemons, origins and load generators it started and removes its scratch folders.
     static func main() async {
+        Termination.stopChildrenOnSignals()
         await runExitingTwoOnUsageErrors()
     }
 }

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChildProcess
+import Foundation
+import Testing
+import TestSupport
+
+/// `thumbd-bench` stopped by SIGTERM on its own (not through a terminal's process group, as a
+/// supervisor or `kill` stops it) must not leave its origin and daemon running, nor its scratch.
+struct BenchTerminationTests {
+    @Test func sigtermStopsTheBenchsChildrenAndRemovesItsScratch() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-bench-term-\(UUID().uuidString)")
+        let corpus = folder.appendingPathComponent("photos"), scratch = folder.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["webp/lossy_rgb_48x32.webp", "png/gradient-rgba8.png"] {
+            let from = TestPaths.testImages.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: from, to: corpus.appendingPathComponent(from.lastPathComponent))
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = scratch.path
+        let bench = try BackgroundProcess(name: "thumbd-bench soak", program: BenchCLI.executable,
+                                          arguments: ["soak", "--minutes", "5", "--corpus", corpus.path, "--size", "32"],
+                                          environment: environment, stdoutPath: folder.appendingPathComponent("bench.log").path)
+        defer { bench.stop(SIGKILL, grace: 1) }
+
+        // The origin and the daemon.
+        var children: [pid_t] = []
+        let deadline = Date().addingTimeInterval(60)
+        while children.count < 2 && Date() < deadline && bench.isRunning {
+            usleep(100_000)
+            children = Self.children(of: bench.pid)
+        }
+        try #require(children.count >= 2, "the bench started \(children) before \(bench.stdoutText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).contains { $0.hasPrefix("thumbd-bench-") })
+
+        kill(bench.pid, SIGTERM)
+        let status = bench.wait(timeout: 30)
+        #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)): \(bench.stderrTail())")
+        var alive = children
+        let settled = Date().addingTimeInterval(5)
+        while !alive.isEmpty && Date() < settled {
+            alive = alive.filter(Self.isAlive)
+            usleep(50_000)
+        }
+        for pid in alive { kill(pid, SIGKILL) }
+        #expect(alive.isEmpty, "still running after the bench: \(alive.map(Self.commandLine))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "scratch left behind")
+    }
+
+    /// Every thread's children, from /proc (Linux 3.5+).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [pid_t] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    /// Running, not merely a zombie waiting for init to reap it.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+
+    static func commandLine(_ pid: pid_t) -> String {
+        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        return "\(pid): " + String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+    }
+}
