@@ -41,7 +41,9 @@ extension BenchServeRunner {
                     samples.append(.init(seconds: now - start, rssBytes: kib * 1024,
                                          memoryTierBytes: metrics?.value("thumbd_cache_bytes", "tier=\"memory\""),
                                          diskTierBytes: metrics?.value("thumbd_cache_bytes", "tier=\"disk\""),
-                                         responses: metrics?.value("thumbd_thumbnail_responses_total")))
+                                         responses: metrics?.value("thumbd_thumbnail_responses_total"),
+                                         heapInUseBytes: metrics?.value("thumbd_heap_in_use_bytes"),
+                                         heapFreeBytes: metrics?.value("thumbd_heap_free_bytes")))
                 }
                 next += interval
             }

@@ -107,6 +107,9 @@ struct BenchServeResults: Encodable {
             var memoryTierBytes: Double?
             var diskTierBytes: Double?
             var responses: Double?
+            /// malloc's bytes in use and kept free (thumbd_heap_in_use_bytes, thumbd_heap_free_bytes).
+            var heapInUseBytes: Double?
+            var heapFreeBytes: Double?
         }
 
         var seconds: Int
