@@ -1,7 +1,7 @@
 /// Where a crop window of a fixed size should sit in a picture, given its saliency map.
 public enum CropWindow {
-    /// Windows whose score is within this share of the best window's saliency of the best score
-    /// count as equally good.
+    /// Windows that score less than the best by at most this share of the most saliency any
+    /// window holds count as equally good.
     static let tolerance: Float = 0.03
     /// Only windows holding at least this share of the most saliency any window holds are weighed
     /// for where their edges run (`cutWeight`): the edges choose among windows that hold nearly
