@@ -11,13 +11,23 @@ import Synchronization
 /// with SIGTERM, SIGINT or SIGHUP: its running children get SIGTERM, then SIGKILL after a grace, the
 /// scratch folders it registered are removed, and it exits 128 + the signal. Without it a benchmark
 /// killed on its own (not through its terminal's process group) leaves its daemons running.
+///
+/// Meanwhile the program goes on, sees its children die and may end on its own: an exit then waits
+/// for the stop to finish, so the scratch is still removed and the status is still the signal's.
 public enum Termination {
-    private static let state = Mutex<(children: Set<pid_t>, folders: Set<String>, sources: [any DispatchSourceSignal])>(([], [], []))
+    private struct State {
+        var children: Set<pid_t> = []
+        var folders: Set<String> = []
+        var sources: [any DispatchSourceSignal] = []
+        var stopping = false
+    }
+    private static let state = Mutex(State())
 
     /// Handles the stopping signals from now on (once; later calls do nothing).
     public static func stopChildrenOnSignals(grace: Double = 10) {
         state.withLock { state in
             guard state.sources.isEmpty else { return }
+            atexit { Termination.waitIfStopping() }
             for number in [SIGTERM, SIGINT, SIGHUP] {
                 // Dispatch sees a signal only when its default action is off.
                 signal(number, SIG_IGN)
@@ -37,7 +47,10 @@ public enum Termination {
     public static func forget(_ folder: String) { _ = state.withLock { $0.folders.remove(folder) } }
 
     private static func stop(after number: Int32, grace: Double) {
-        let (children, folders) = state.withLock { ($0.children, $0.folders) }
+        let (children, folders) = state.withLock { state in
+            state.stopping = true
+            return (state.children, state.folders)
+        }
         for pid in children { kill(pid, SIGTERM) }
         let deadline = ChildProcess.monotonicSeconds() + grace
         var running = children
@@ -51,6 +64,14 @@ public enum Termination {
         }
         for pid in running { kill(pid, SIGKILL) }
         for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
-        exit(128 + number)
+        // Not exit: the program's own thread may be inside it already, waiting for this stop.
+        fflush(nil)
+        _exit(128 + number)
+    }
+
+    /// Run by exit: while a stop is under way the process ends only through it.
+    private static func waitIfStopping() {
+        guard state.withLock({ $0.stopping }) else { return }
+        while true { sleep(60) }
     }
 }

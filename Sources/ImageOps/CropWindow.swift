@@ -33,24 +33,24 @@ public enum CropWindow {
 
         let sums = SummedArea(map)
         var masses = [Float](repeating: 0, count: columns * rows)
-        var cuts = masses
         for y in 0..<rows {
-            for x in 0..<columns {
-                var cut = Float(0)
-                if x > 0 { cut += sums.sum(x: x - 1, y: y, width: 1, height: wh) }
-                if x + ww < w { cut += sums.sum(x: x + ww, y: y, width: 1, height: wh) }
-                if y > 0 { cut += sums.sum(x: x, y: y - 1, width: ww, height: 1) }
-                if y + wh < h { cut += sums.sum(x: x, y: y + wh, width: ww, height: 1) }
-                masses[y * columns + x] = sums.sum(x: x, y: y, width: ww, height: wh)
-                cuts[y * columns + x] = cut
-            }
+            for x in 0..<columns { masses[y * columns + x] = sums.sum(x: x, y: y, width: ww, height: wh) }
         }
         let bestMass = masses.max() ?? 0
         guard bestMass > 0 else { return centre }
+        /// The saliency in the lines just outside the window's edges that are not the map's own.
+        func cut(_ x: Int, _ y: Int) -> Float {
+            var cut = Float(0)
+            if x > 0 { cut += sums.sum(x: x - 1, y: y, width: 1, height: wh) }
+            if x + ww < w { cut += sums.sum(x: x + ww, y: y, width: 1, height: wh) }
+            if y > 0 { cut += sums.sum(x: x, y: y - 1, width: ww, height: 1) }
+            if y + wh < h { cut += sums.sum(x: x, y: y + wh, width: ww, height: 1) }
+            return cut
+        }
         var scores = [Float](repeating: -.greatestFiniteMagnitude, count: masses.count)
         var bestIndex = 0
         for i in masses.indices where masses[i] >= bestMass * candidateShare {
-            scores[i] = masses[i] - cutWeight * cuts[i]
+            scores[i] = masses[i] - cutWeight * cut(i % columns, i / columns)
             if scores[i] > scores[bestIndex] { bestIndex = i }
         }
 

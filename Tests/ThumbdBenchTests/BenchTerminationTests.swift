@@ -5,6 +5,7 @@ import ChildProcess
 import Foundation
 import Testing
 import TestSupport
+@testable import ThumbdBench
 
 /// `thumbd-bench` stopped by SIGTERM on its own (not through a terminal's process group, as a
 /// supervisor or `kill` stops it) must not leave its origin and daemon running, nor its scratch.
@@ -31,7 +32,7 @@ struct BenchTerminationTests {
         let deadline = Date().addingTimeInterval(60)
         while children.count < 2 && Date() < deadline && bench.isRunning {
             usleep(100_000)
-            children = Self.children(of: bench.pid)
+            children = BenchProc.children(of: bench.pid)
         }
         try #require(children.count >= 2, "the bench started \(children) before \(bench.stdoutText)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).contains { $0.hasPrefix("thumbd-bench-") })
@@ -42,32 +43,11 @@ struct BenchTerminationTests {
         var alive = children
         let settled = Date().addingTimeInterval(5)
         while !alive.isEmpty && Date() < settled {
-            alive = alive.filter(Self.isAlive)
+            alive = alive.filter(BenchProc.isRunning)
             usleep(50_000)
         }
         for pid in alive { kill(pid, SIGKILL) }
-        #expect(alive.isEmpty, "still running after the bench: \(alive.map(Self.commandLine))")
+        #expect(alive.isEmpty, "still running after the bench: \(alive)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "scratch left behind")
-    }
-
-    /// Every thread's children, from /proc (Linux 3.5+).
-    static func children(of pid: pid_t) -> [pid_t] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.flatMap { task -> [pid_t] in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-            return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        }
-    }
-
-    /// Running, not merely a zombie waiting for init to reap it.
-    static func isAlive(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(close, offsetBy: 2)] != "Z"
-    }
-
-    static func commandLine(_ pid: pid_t) -> String {
-        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-        return "\(pid): " + String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
     }
 }

@@ -111,8 +111,6 @@ public final class CPUPool: Sendable {
         }
     }
 
-    /// On Linux the nice value belongs to the thread, and `who` 0 names the calling thread, so
-    /// this lowers this worker only.
     /// Named for `top -H` to show which threads are the pool, from inside and through the kernel's
     /// own file: Foundation's `Thread.name`, set the same way, left 95 of 3,000 threads started
     /// from Dispatch with the name they inherited (it seems to reach the kernel only once the
@@ -126,6 +124,8 @@ public final class CPUPool: Sendable {
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
+    /// On Linux the nice value belongs to the thread, and `who` 0 names the calling thread, so
+    /// this lowers this worker only.
     private static func lowerPriority(by niceness: Int32) {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
     }
