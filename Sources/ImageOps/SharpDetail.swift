@@ -22,35 +22,68 @@ public struct SharpDetail: Sendable, Equatable {
         let (w, h) = (image.width, image.height)
         guard w >= 3, h >= 3, width > 0, height > 0 else { values = [Float](repeating: 0, count: max(0, width * height)); return }
         let strideX = w >= 2 * width ? 2 : 1, strideY = h >= 2 * height ? 2 : 1
-        // The sampled columns of each cell, as a range of sample positions (x = 1 + k * strideX), so
-        // a cell's row of samples is summed in a register and stored once.
+        // The sampled columns of each cell, as a range of sample positions (x = 1 + k * strideX).
         let columnRuns: [Range<Int>] = (0..<width).map { cell in
             let first = max(1, (cell * w + width - 1) / width), end = min(w - 1, ((cell + 1) * w + width - 1) / width)
             let k0 = (first - 1 + strideX - 1) / strideX, k1 = end > 1 ? (end - 1 + strideX - 1) / strideX : 0
             return k0..<max(k0, k1)
         }
-        let rowBytes = w * 4
+        let sampleCount = columnRuns.last?.upperBound ?? 0
         var totals = [Int](repeating: 0, count: width * height)
         var samples = [Int](repeating: 0, count: width * height)
-        image.pixels.withUnsafeBufferPointer { pixels in
-            guard let px = pixels.baseAddress else { return }
-            for y in stride(from: 1, to: h - 1, by: strideY) {
-                let row = min(height - 1, y * height / h) * width
-                let line = px + y * rowBytes + 1  // the green of pixel 0 of row y
-                for (cell, run) in columnRuns.enumerated() where !run.isEmpty {
-                    var sum = 0
-                    for k in run {
-                        let at = (1 + k * strideX) * 4
-                        let centre = Int(line[at])
-                        sum += abs(4 * centre - Int(line[at - 4]) - Int(line[at + 4])
-                                   - Int(line[at - rowBytes]) - Int(line[at + rowBytes]))
+        // Each sampled column's sum over the rows of one band of cells, so the pass over a row is one
+        // long loop the compiler vectorises (a cell's own run is only a few samples long).
+        var columnSums = [Int32](repeating: 0, count: max(1, sampleCount))
+        func addBand(_ band: Int, rows: Int) {
+            for (cell, run) in columnRuns.enumerated() where !run.isEmpty {
+                var sum = 0
+                for k in run { sum += Int(columnSums[k]) }
+                totals[band * width + cell] += sum
+                samples[band * width + cell] += run.count * rows
+            }
+            for k in columnSums.indices { columnSums[k] = 0 }
+        }
+        var band = -1, rowsInBand = 0
+        image.pixels.withUnsafeBytes { bytes in
+            // Whole RGBA pixels as one 32-bit word each: green is bits 8...15 of the little-endian word.
+            bytes.withMemoryRebound(to: UInt32.self) { pixels in
+                guard let px = pixels.baseAddress else { return }
+                for y in stride(from: 1, to: h - 1, by: strideY) {
+                    let rowBand = min(height - 1, y * height / h)
+                    // A column's sum grows by 2,040 a row at most: flushed by 2^19 rows, it stays within Int32.
+                    if rowBand != band || rowsInBand == 1 << 19 {
+                        if rowsInBand > 0 { addBand(band, rows: rowsInBand) }
+                        (band, rowsInBand) = (rowBand, 0)
                     }
-                    totals[row + cell] += sum
-                    samples[row + cell] += run.count
+                    rowsInBand += 1
+                    columnSums.withUnsafeMutableBufferPointer { sums in
+                        guard let sums = sums.baseAddress else { return }
+                        // Two copies with a constant step, so each is vectorised for its stride.
+                        if strideX == 2 {
+                            Self.addLaplacians(row: px + y * w, width: w, samples: sampleCount, step: 2, into: sums)
+                        } else {
+                            Self.addLaplacians(row: px + y * w, width: w, samples: sampleCount, step: 1, into: sums)
+                        }
+                    }
                 }
             }
         }
+        if rowsInBand > 0 { addBand(band, rows: rowsInBand) }
         values = zip(totals, samples).map { $1 > 0 ? Float($0) / Float($1) : 0 }
+    }
+
+    /// Adds |4c - left - right - up - down| of the green channel at x = 1 + k * step of `row`
+    /// (interior rows only) to `sums[k]`, for k in 0..<samples.
+    @inline(__always)
+    private static func addLaplacians(row mid: UnsafePointer<UInt32>, width: Int, samples: Int, step: Int,
+                                      into sums: UnsafeMutablePointer<Int32>) {
+        let up = mid - width, down = mid + width
+        @inline(__always) func green(_ pixel: UInt32) -> Int32 { Int32(truncatingIfNeeded: (UInt32(littleEndian: pixel) >> 8) & 0xFF) }
+        for k in 0..<samples {
+            let x = 1 + k &* step
+            let laplacian = 4 &* green(mid[x]) &- green(mid[x - 1]) &- green(mid[x + 1]) &- green(up[x]) &- green(down[x])
+            sums[k] &+= abs(laplacian)
+        }
     }
 
     init(width: Int, height: Int, values: [Float]) {

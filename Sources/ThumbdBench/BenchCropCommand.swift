@@ -26,7 +26,8 @@ struct BenchCropCommand: AsyncParsableCommand {
 
             TIME per thumbnail (decode, crop, resize, JPEG q82 encode), and each
             smart crop's time over its own tool's centre crop:
-            - thumbd: in-process, bytes already read, median of --rounds.
+            - thumbd: in-process, bytes already read, centre and smart taken in
+              turn file by file; median of --rounds.
             - vipsthumbnail -s NxN --smartcrop centre|attention: one process over
               every scene per round; wall clock over the file count, median.
             - thumbor (PyPI thumbor, opencv-python-headless: `make crop-deps` puts

@@ -4,7 +4,9 @@ import ImageCore
 import Thumbnailer
 
 /// thumbd's own crops, in this process: Thumbnailer.make (decode, crop, resize, JPEG q82) on
-/// bytes already read, centre and smart interleaved round by round so a change in load hits both.
+/// bytes already read. Centre and smart are interleaved file by file, their order swapped each
+/// round: on a shared machine the load changes within a round, and whole-round blocks per gravity
+/// (as this bench first timed them) moved the smart crop's cost by ±10 points between runs.
 enum BenchCropThumbd {
     struct Timing {
         /// Median over rounds of the round's mean time per thumbnail, by gravity.
@@ -14,23 +16,26 @@ enum BenchCropThumbd {
     }
 
     static func run(_ files: [[UInt8]], size: Int, rounds: Int) -> Timing {
+        let requests = Gravity.allCases.map { ThumbnailRequest(size: size, fit: .cover, gravity: $0, encoding: .jpeg(quality: 82)) }
         var perRound: [Gravity: [Double]] = [:]
         var crops: [Gravity: [SceneRect?]] = [:]
         let clock = ContinuousClock()
         for round in 0..<(max(1, rounds) + 1) {
-            for gravity in Gravity.allCases {
-                let request = ThumbnailRequest(size: size, fit: .cover, gravity: gravity, encoding: .jpeg(quality: 82))
-                var windows: [SceneRect?] = []
-                let elapsed = clock.measure {
-                    for bytes in files {
-                        let thumbnail = try? Thumbnailer.make(from: bytes, request)
-                        windows.append(thumbnail.map { SceneRect(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) })
-                    }
+            var elapsed = [Duration](repeating: .zero, count: requests.count)
+            var windows = [[SceneRect?]](repeating: [], count: requests.count)
+            let order = round % 2 == 0 ? Array(requests.indices) : requests.indices.reversed()
+            for bytes in files {
+                for index in order {
+                    var thumbnail: Thumbnail?
+                    elapsed[index] += clock.measure { thumbnail = try? Thumbnailer.make(from: bytes, requests[index]) }
+                    windows[index].append(thumbnail.map { SceneRect(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) })
                 }
-                // Round 0 warms caches and the allocator, untimed.
-                guard round > 0 else { continue }
-                perRound[gravity, default: []].append(seconds(elapsed) * 1000 / Double(max(1, files.count)))
-                crops[gravity] = windows
+            }
+            // Round 0 warms caches and the allocator, untimed.
+            guard round > 0 else { continue }
+            for (index, gravity) in Gravity.allCases.enumerated() {
+                perRound[gravity, default: []].append(seconds(elapsed[index]) * 1000 / Double(max(1, files.count)))
+                crops[gravity] = windows[index]
             }
         }
         return Timing(milliseconds: perRound.compactMapValues(BenchStats.median), crops: crops)
