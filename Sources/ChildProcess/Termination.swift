@@ -13,7 +13,9 @@ import Synchronization
 /// killed on its own (not through its terminal's process group) leaves its daemons running.
 ///
 /// Meanwhile the program goes on, sees its children die and may end on its own: an exit then waits
-/// for the stop to finish, so the scratch is still removed and the status is still the signal's.
+/// for the stop to finish, so the scratch is still removed and the status is still the signal's. A
+/// child it starts meanwhile (a daemon restarted, the next peer) is killed as it starts, and the
+/// stop waits for children without reaping them, so each owner's own wait still sees its status.
 public enum Termination {
     private struct State {
         var children: Set<pid_t> = []
@@ -22,6 +24,8 @@ public enum Termination {
         var stopping = false
     }
     private static let state = Mutex(State())
+    /// Its own queue: a busy global pool cannot hold a stop back.
+    private static let queue = DispatchQueue(label: "thumbd.termination")
 
     /// Handles the stopping signals from now on (once; later calls do nothing).
     public static func stopChildrenOnSignals(grace: Double = 10) {
@@ -31,7 +35,7 @@ public enum Termination {
             for number in [SIGTERM, SIGINT, SIGHUP] {
                 // Dispatch sees a signal only when its default action is off.
                 signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler { stop(after: number, grace: grace) }
                 source.resume()
                 state.sources.append(source)
@@ -39,7 +43,13 @@ public enum Termination {
         }
     }
 
-    static func started(_ pid: pid_t) { _ = state.withLock { $0.children.insert(pid) } }
+    static func started(_ pid: pid_t) {
+        let stopping = state.withLock { state in
+            state.children.insert(pid)
+            return state.stopping
+        }
+        if stopping { kill(pid, SIGKILL) }
+    }
     static func ended(_ pid: pid_t) { _ = state.withLock { $0.children.remove(pid) } }
 
     /// A folder to remove if the program is stopped by a signal before it removes it itself.
@@ -47,26 +57,39 @@ public enum Termination {
     public static func forget(_ folder: String) { _ = state.withLock { $0.folders.remove(folder) } }
 
     private static func stop(after number: Int32, grace: Double) {
-        let (children, folders) = state.withLock { state in
-            state.stopping = true
-            return (state.children, state.folders)
+        let first = state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
         }
-        for pid in children { kill(pid, SIGTERM) }
-        let deadline = ChildProcess.monotonicSeconds() + grace
-        var running = children
-        while !running.isEmpty && ChildProcess.monotonicSeconds() < deadline {
-            running = running.filter { pid in
-                var status: Int32 = 0
-                let reaped = waitpid(pid, &status, WNOHANG)
-                return reaped == 0
-            }
-            if !running.isEmpty { usleep(20_000) }
-        }
-        for pid in running { kill(pid, SIGKILL) }
-        for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
+        // A second signal while the first stop is under way: that stop decides the status.
+        guard first else { return }
+        for pid in state.withLock({ $0.children }) { kill(pid, SIGTERM) }
+        waitForChildren(until: ChildProcess.monotonicSeconds() + grace)
+        for pid in state.withLock({ $0.children }) where !hasEnded(pid) { kill(pid, SIGKILL) }
+        // Killed children may still be writing into the folders: give them a moment to go.
+        waitForChildren(until: ChildProcess.monotonicSeconds() + 2)
+        for folder in state.withLock({ $0.folders }) { try? FileManager.default.removeItem(atPath: folder) }
         // Not exit: the program's own thread may be inside it already, waiting for this stop.
         fflush(nil)
         _exit(128 + number)
+    }
+
+    /// Until every child known now (read afresh: the program may start and reap some meanwhile) has
+    /// ended, or the deadline.
+    private static func waitForChildren(until deadline: Double) {
+        while ChildProcess.monotonicSeconds() < deadline {
+            guard state.withLock({ $0.children }).contains(where: { !hasEnded($0) }) else { return }
+            usleep(20_000)
+        }
+    }
+
+    /// Whether a child has ended, without reaping it (WNOWAIT): its owner's wait collects its status.
+    private static func hasEnded(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        // ECHILD: its owner has reaped it already.
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return true }
+        // Linux leaves the zeroed siginfo as it is when the child is still running.
+        return info.si_signo != 0
     }
 
     /// Run by exit: while a stop is under way the process ends only through it.

@@ -6,7 +6,7 @@ import ImageCore
 public struct SharpDetail: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// Row-major, `width * height`: the mean absolute Laplacian of the green channel (0…255 units)
+    /// Row-major, `width * height`: the mean absolute Laplacian of the green channel (0…1,020 units)
     /// over the decoded pixels the cell covers.
     public var values: [Float]
 
@@ -50,7 +50,7 @@ public struct SharpDetail: Sendable, Equatable {
                 guard let px = pixels.baseAddress else { return }
                 for y in stride(from: 1, to: h - 1, by: strideY) {
                     let rowBand = min(height - 1, y * height / h)
-                    // A column's sum grows by 2,040 a row at most: flushed by 2^19 rows, it stays within Int32.
+                    // A column's sum grows by 1,020 a row at most: flushed by 2^19 rows, it stays within Int32.
                     if rowBand != band || rowsInBand == 1 << 19 {
                         if rowsInBand > 0 { addBand(band, rows: rowsInBand) }
                         (band, rowsInBand) = (rowBand, 0)

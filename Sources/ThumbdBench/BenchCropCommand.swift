@@ -27,7 +27,7 @@ struct BenchCropCommand: AsyncParsableCommand {
             TIME per thumbnail (decode, crop, resize, JPEG q82 encode), and each
             smart crop's time over its own tool's centre crop:
             - thumbd: in-process, bytes already read, centre and smart taken in
-              turn file by file; median of --rounds.
+              turn file by file, either first as often; median of --rounds.
             - vipsthumbnail -s NxN --smartcrop centre|attention: one process over
               every scene per round; wall clock over the file count, median.
             - thumbor (PyPI thumbor, opencv-python-headless: `make crop-deps` puts
@@ -69,7 +69,8 @@ struct BenchCropCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("warning: this is a debug build; its times mean little. Build with swift build -c release.\n".utf8))
         #endif
         let scratch = try BenchScratch()
-        defer { if keep == nil { scratch.remove() } }
+        // With --keep the scenes are written there; the scratch holds only the corpus photos' thumbnails.
+        defer { scratch.remove() }
         let folder = try keep.map { path in
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return path

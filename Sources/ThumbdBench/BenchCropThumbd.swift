@@ -4,8 +4,9 @@ import ImageCore
 import Thumbnailer
 
 /// thumbd's own crops, in this process: Thumbnailer.make (decode, crop, resize, JPEG q82) on
-/// bytes already read. Centre and smart are interleaved file by file, their order swapped each
-/// round: on a shared machine the load changes within a round, and whole-round blocks per gravity
+/// bytes already read. Centre and smart are interleaved file by file, which goes first alternating
+/// from file to file and round to round (the second sees the file's bytes already in the CPU's
+/// cache): on a shared machine the load changes within a round, and whole-round blocks per gravity
 /// (as this bench first timed them) moved the smart crop's cost by ±10 points between runs.
 enum BenchCropThumbd {
     struct Timing {
@@ -23,9 +24,8 @@ enum BenchCropThumbd {
         for round in 0..<(max(1, rounds) + 1) {
             var elapsed = [Duration](repeating: .zero, count: requests.count)
             var windows = [[SceneRect?]](repeating: [], count: requests.count)
-            let order = round % 2 == 0 ? Array(requests.indices) : requests.indices.reversed()
-            for bytes in files {
-                for index in order {
+            for (number, bytes) in files.enumerated() {
+                for index in (number + round) % 2 == 0 ? Array(requests.indices) : requests.indices.reversed() {
                     var thumbnail: Thumbnail?
                     elapsed[index] += clock.measure { thumbnail = try? Thumbnailer.make(from: bytes, requests[index]) }
                     windows[index].append(thumbnail.map { SceneRect(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) })
