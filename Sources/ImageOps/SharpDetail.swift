@@ -28,12 +28,11 @@ public struct SharpDetail: Sendable, Equatable {
             let k0 = (first - 1 + strideX - 1) / strideX, k1 = end > 1 ? (end - 1 + strideX - 1) / strideX : 0
             return k0..<max(k0, k1)
         }
-        let sampleCount = columnRuns.last?.upperBound ?? 0
         var totals = [Int](repeating: 0, count: width * height)
         var samples = [Int](repeating: 0, count: width * height)
         // Each sampled column's sum over the rows of one band of cells, so the pass over a row is one
         // long loop the compiler vectorises (a cell's own run is only a few samples long).
-        var columnSums = [Int32](repeating: 0, count: max(1, sampleCount))
+        var columnSums = [Int32](repeating: 0, count: columnRuns.last?.upperBound ?? 0)
         func addBand(_ band: Int, rows: Int) {
             for (cell, run) in columnRuns.enumerated() where !run.isEmpty {
                 var sum = 0
@@ -56,14 +55,11 @@ public struct SharpDetail: Sendable, Equatable {
                         (band, rowsInBand) = (rowBand, 0)
                     }
                     rowsInBand += 1
-                    columnSums.withUnsafeMutableBufferPointer { sums in
-                        guard let sums = sums.baseAddress else { return }
-                        // Two copies with a constant step, so each is vectorised for its stride.
-                        if strideX == 2 {
-                            Self.addLaplacians(row: px + y * w, width: w, samples: sampleCount, step: 2, into: sums)
-                        } else {
-                            Self.addLaplacians(row: px + y * w, width: w, samples: sampleCount, step: 1, into: sums)
-                        }
+                    // Two copies with a constant step, so each is vectorised for its stride.
+                    if strideX == 2 {
+                        Self.addLaplacians(row: px + y * w, width: w, step: 2, into: &columnSums)
+                    } else {
+                        Self.addLaplacians(row: px + y * w, width: w, step: 1, into: &columnSums)
                     }
                 }
             }
@@ -73,16 +69,17 @@ public struct SharpDetail: Sendable, Equatable {
     }
 
     /// Adds |4c - left - right - up - down| of the green channel at x = 1 + k * step of `row`
-    /// (interior rows only) to `sums[k]`, for k in 0..<samples.
+    /// (an interior row) to `sums[k]`, for every k of `sums` (whose samples stay inside the row).
     @inline(__always)
-    private static func addLaplacians(row mid: UnsafePointer<UInt32>, width: Int, samples: Int, step: Int,
-                                      into sums: UnsafeMutablePointer<Int32>) {
+    private static func addLaplacians(row mid: UnsafePointer<UInt32>, width: Int, step: Int, into sums: inout [Int32]) {
         let up = mid - width, down = mid + width
         @inline(__always) func green(_ pixel: UInt32) -> Int32 { Int32(truncatingIfNeeded: (UInt32(littleEndian: pixel) >> 8) & 0xFF) }
-        for k in 0..<samples {
-            let x = 1 + k &* step
-            let laplacian = 4 &* green(mid[x]) &- green(mid[x - 1]) &- green(mid[x + 1]) &- green(up[x]) &- green(down[x])
-            sums[k] &+= abs(laplacian)
+        sums.withUnsafeMutableBufferPointer { sums in
+            for k in sums.indices {
+                let x = 1 + k &* step
+                let laplacian = 4 &* green(mid[x]) &- green(mid[x - 1]) &- green(mid[x + 1]) &- green(up[x]) &- green(down[x])
+                sums[k] &+= abs(laplacian)
+            }
         }
     }
 
