@@ -43,13 +43,14 @@ public final class BackgroundProcess: Sendable {
             envp.forEach { free($0) }
         }
         let attributes = SpawnAttributes()
-        var child: pid_t = 0
-        let status = posix_spawn(&child, program, &actions, &attributes.raw, argv, envp)
+        let (status, child) = Termination.spawning {
+            var child: pid_t = 0
+            return (posix_spawn(&child, program, &actions, &attributes.raw, argv, envp), child)
+        }
         guard status == 0 else {
             throw ChildProcessError(description: "cannot start \(name) (\(program)): \(String(cString: strerror(status)))")
         }
         pid = child
-        Termination.started(child)
     }
 
     deinit {
@@ -70,7 +71,7 @@ public final class BackgroundProcess: Sendable {
     }
 
     private func record(_ raw: Int32, _ usage: rusage) {
-        let status = Self.decode(raw)
+        let status = ChildProcess.exitStatus(raw)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         let cpu = seconds(usage.ru_utime) + seconds(usage.ru_stime)
         ended.withLock { $0 = (status, cpu) }
@@ -108,11 +109,6 @@ public final class BackgroundProcess: Sendable {
     public func stderrTail(lines: Int = 15) -> String {
         let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
-    }
-
-    private static func decode(_ raw: Int32) -> Int32 {
-        let signalled = raw & 0x7F
-        return signalled == 0 ? (raw >> 8) & 0xFF : 128 + signalled
     }
 
     /// The program on PATH, then in /usr/sbin and /sbin (nginx lives there, outside a user's PATH).

@@ -47,17 +47,18 @@ public enum ChildProcess {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
         let attributes = SpawnAttributes()
         let start = monotonicSeconds()
-        let spawnStatus = posix_spawnp(&pid, program, &actions, &attributes.raw, argv, environ)
+        let (spawnStatus, pid) = Termination.spawning {
+            var pid: pid_t = 0
+            return (posix_spawnp(&pid, program, &actions, &attributes.raw, argv, environ), pid)
+        }
         close(outPipe[1])
         close(errPipe[1])
         guard spawnStatus == 0 else {
             close(outPipe[0]); close(errPipe[0])
             throw ChildProcessError(description: "cannot start \(program): \(String(cString: strerror(spawnStatus)))")
         }
-        Termination.started(pid)
         defer { Termination.ended(pid) }
 
         var stdout: [UInt8] = [], stderr: [UInt8] = []
@@ -93,9 +94,7 @@ public enum ChildProcess {
         var usage = rusage()
         while wait4(pid, &rawStatus, 0, &usage) < 0 && errno == EINTR {}
         let wall = monotonicSeconds() - start
-        let signalled = rawStatus & 0x7F
-        let status = signalled == 0 ? (rawStatus >> 8) & 0xFF : 128 + signalled
-        return ChildProcessResult(status: status, stdout: stdout, stderr: stderr,
+        return ChildProcessResult(status: exitStatus(rawStatus), stdout: stdout, stderr: stderr,
                                   maxRSSBytes: Int(usage.ru_maxrss) * 1024, wallSeconds: wall, timedOut: timedOut)
     }
 
@@ -103,6 +102,12 @@ public enum ChildProcess {
     public static func isInstalled(_ program: String) -> Bool {
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+    }
+
+    /// A wait status as a shell reports it: the exit code, or 128 + the signal that ended the child.
+    static func exitStatus(_ raw: Int32) -> Int32 {
+        let signalled = raw & 0x7F
+        return signalled == 0 ? (raw >> 8) & 0xFF : 128 + signalled
     }
 
     static func monotonicSeconds() -> Double {

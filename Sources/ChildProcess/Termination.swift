@@ -14,16 +14,18 @@ import Synchronization
 ///
 /// Meanwhile the program goes on, sees its children die and may end on its own: an exit then waits
 /// for the stop to finish, so the scratch is still removed and the status is still the signal's. A
-/// child it starts meanwhile (a daemon restarted, the next peer) is killed as it starts, and the
+/// child it starts meanwhile (a daemon restarted, the next peer) fails to start, and the
 /// stop waits for children without reaping them, so each owner's own wait still sees its status.
 public enum Termination {
     private struct State {
         var children: Set<pid_t> = []
-        var folders: Set<String> = []
         var sources: [any DispatchSourceSignal] = []
         var stopping = false
     }
     private static let state = Mutex(State())
+    /// Held while a folder is removed, by the program or by a stop: two removers of one tree each
+    /// give up at the first entry the other took first, and between them leave the rest behind.
+    private static let folders = Mutex(Set<String>())
     /// Its own queue: a busy global pool cannot hold a stop back.
     private static let queue = DispatchQueue(label: "thumbd.termination")
 
@@ -43,18 +45,32 @@ public enum Termination {
         }
     }
 
-    static func started(_ pid: pid_t) {
-        let stopping = state.withLock { state in
-            state.children.insert(pid)
-            return state.stopping
+    /// Runs `spawn` (posix_spawn and its status) and registers the child it started, unless a stop is
+    /// under way: then nothing starts and the status is ECANCELED. One lock around both, so a child
+    /// is either known to a stop or never started; a stop could otherwise end the program between the
+    /// spawn and the registration and leave that child running.
+    static func spawning(_ spawn: () -> (status: Int32, pid: pid_t)) -> (status: Int32, pid: pid_t) {
+        state.withLock { state in
+            guard !state.stopping else { return (ECANCELED, 0) }
+            let started = spawn()
+            if started.status == 0 { state.children.insert(started.pid) }
+            return started
         }
-        if stopping { kill(pid, SIGKILL) }
     }
     static func ended(_ pid: pid_t) { _ = state.withLock { $0.children.remove(pid) } }
 
     /// A folder to remove if the program is stopped by a signal before it removes it itself.
-    public static func removeOnSignal(_ folder: String) { _ = state.withLock { $0.folders.insert(folder) } }
-    public static func forget(_ folder: String) { _ = state.withLock { $0.folders.remove(folder) } }
+    public static func removeOnSignal(_ folder: String) { _ = folders.withLock { $0.insert(folder) } }
+
+    /// Removes a folder registered with `removeOnSignal`, unless a stop is under way: then the stop
+    /// removes it, once the program's own removal (if one had begun) has finished.
+    public static func remove(_ folder: String) {
+        folders.withLock { folders in
+            guard !state.withLock({ $0.stopping }) else { return }
+            try? FileManager.default.removeItem(atPath: folder)
+            folders.remove(folder)
+        }
+    }
 
     private static func stop(after number: Int32, grace: Double) {
         let first = state.withLock { state in
@@ -68,10 +84,13 @@ public enum Termination {
         for pid in state.withLock({ $0.children }) where !hasEnded(pid) { kill(pid, SIGKILL) }
         // Killed children may still be writing into the folders: give them a moment to go.
         waitForChildren(until: ChildProcess.monotonicSeconds() + 2)
-        for folder in state.withLock({ $0.folders }) { try? FileManager.default.removeItem(atPath: folder) }
-        // Not exit: the program's own thread may be inside it already, waiting for this stop.
-        fflush(nil)
-        _exit(128 + number)
+        // Held until _exit: the program's own removal never starts behind this one.
+        folders.withLock { folders in
+            for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
+            // Not exit: the program's own thread may be inside it already, waiting for this stop.
+            fflush(nil)
+            _exit(128 + number)
+        }
     }
 
     /// Until every child known now (read afresh: the program may start and reap some meanwhile) has

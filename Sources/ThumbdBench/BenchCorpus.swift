@@ -97,7 +97,8 @@ final class BenchScratch: Sendable {
     func folder(_ name: String) throws -> String {
         let path = (root as NSString).appendingPathComponent(name)
         try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Not intermediate: a stop by signal that removed the root meanwhile must not see it made again.
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         return path
     }
 
@@ -123,8 +124,5 @@ final class BenchScratch: Sendable {
         return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
     }
 
-    func remove() {
-        try? FileManager.default.removeItem(atPath: root)
-        Termination.forget(root)
-    }
+    func remove() { Termination.remove(root) }
 }

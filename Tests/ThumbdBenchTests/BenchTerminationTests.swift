@@ -10,7 +10,17 @@ import TestSupport
 /// `thumbd-bench` stopped by SIGTERM on its own (not through a terminal's process group, as a
 /// supervisor or `kill` stops it) must not leave its origin and daemon running, nor its scratch.
 struct BenchTerminationTests {
-    @Test func sigtermStopsTheBenchsChildrenAndRemovesItsScratch() throws {
+    /// When the bench is stopped: as soon as its origin and daemon run, or once the daemon has
+    /// written thumbnails into the scratch (the bench then sees its daemon end and begins its own
+    /// clean-up while the stop removes the same folders).
+    enum Moment: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case childrenStarted = "as its children start"
+        case daemonCached = "once the daemon has cached thumbnails"
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Moment.allCases)
+    func sigtermStopsTheBenchsChildrenAndRemovesItsScratch(at moment: Moment) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-bench-term-\(UUID().uuidString)")
         let corpus = folder.appendingPathComponent("photos"), scratch = folder.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
@@ -36,6 +46,10 @@ struct BenchTerminationTests {
         }
         try #require(children.count >= 2, "the bench started \(children) before \(bench.stdoutText)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).contains { $0.hasPrefix("thumbd-bench-") })
+        if moment == .daemonCached {
+            while Self.cachedFiles(under: scratch) == 0 && Date() < deadline && bench.isRunning { usleep(100_000) }
+            try #require(Self.cachedFiles(under: scratch) > 0, "the daemon cached nothing: \(bench.stdoutText)")
+        }
 
         kill(bench.pid, SIGTERM)
         let status = bench.wait(timeout: 30)
@@ -48,6 +62,13 @@ struct BenchTerminationTests {
         }
         for pid in alive { kill(pid, SIGKILL) }
         #expect(alive.isEmpty, "still running after the bench: \(alive)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "scratch left behind")
+        let left = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? []
+        #expect(left.isEmpty, "scratch left behind: \(left.prefix(8))")
+    }
+
+    /// Files in the daemon's cache folder inside the bench's scratch.
+    static func cachedFiles(under scratch: URL) -> Int {
+        let files = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.contains("/cache/objects/") }.count
     }
 }
