@@ -226,6 +226,9 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
+        // Stops itself by signal while it starts children and removes its folder, for TerminationTests.
+        .executableTarget(name: "thumbd-termination-probe", dependencies: ["ChildProcess"], path: "Tests/TerminationProbe"),
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess", "TestSupport", "thumbd-termination-probe"]),
         .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
@@ -243,7 +246,8 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
-                                                                   .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"]),
+                                                                   .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"],
+                    exclude: ["Scripts"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
         // A real HTTP(S) origin on 127.0.0.1 with latency and faults, for the download and server tests;
         // its certificates are made at run time with the openssl command (ChildProcess).

@@ -19,14 +19,7 @@ final class CrashWriterProcess {
     private var reaped: Int32?
 
     /// The helper sits next to the test binary in the build products folder.
-    static let executable: String = {
-        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("thumbd-cache-crash-writer").path
-    }()
+    static let executable = TestPaths.builtProduct("thumbd-cache-crash-writer")
 
     init(_ arguments: [String]) throws {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]

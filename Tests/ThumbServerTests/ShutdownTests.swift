@@ -5,14 +5,12 @@ import Foundation
 import NIOHTTP1
 import TestOrigin
 import Testing
+import TestSupport
 
 @Suite("SIGTERM drains and closes the cache")
 struct ShutdownTests {
     /// The built `thumbd`, beside the test binary.
-    static let executable: String = {
-        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent("thumbd").path
-    }()
+    static let executable = TestPaths.builtProduct("thumbd")
 
     @Test("SIGTERM during in-flight requests: they complete, the exit status is 0, the index is consistent")
     func sigtermDrains() async throws {

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChildProcess
+import Foundation
+import Testing
+import TestSupport
+
+/// `Termination` in a real process stopped by SIGTERM while it starts children and removes its
+/// folder (the probe): the status, the children, the folder and the order of events.
+struct TerminationTests {
+    @Test func aStopKillsEveryChildRefusesNewOnesAndRemovesTheFolder() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-termination-\(UUID().uuidString)")
+        let folder = base.appendingPathComponent("scratch"), log = base.appendingPathComponent("probe.log")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+
+        let probe = try BackgroundProcess(name: "termination probe", program: TestPaths.builtProduct("thumbd-termination-probe"),
+                                          arguments: [folder.path], environment: ProcessInfo.processInfo.environment,
+                                          stdoutPath: log.path)
+        defer { probe.stop(SIGKILL, grace: 1) }
+        let status = probe.wait(timeout: 60)
+        let lines = probe.stdoutText.split(separator: "\n").map(String.init)
+        #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)): \(lines)")
+
+        let started = lines.compactMap { $0.hasPrefix("started ") ? pid_t($0.dropFirst(8)) : nil }
+        #expect(started.count >= 2, "\(lines)")
+        #expect(lines.contains("stubborn ignores SIGTERM"), "the child that needs SIGKILL was not ready: \(lines)")
+        #expect(lines.contains { $0.hasPrefix("refused: ") }, "no start was refused during the stop: \(lines)")
+        #expect(lines.contains("remove left it to the stop"), "\(lines)")
+        // Orphaned by the probe's end, a child that survived would be reparented, not gone.
+        var alive = started
+        let settled = Date().addingTimeInterval(5)
+        while !alive.isEmpty && Date() < settled {
+            alive = alive.filter(Self.isRunning)
+            usleep(50_000)
+        }
+        for pid in alive { kill(pid, SIGKILL) }
+        #expect(alive.isEmpty, "children still running after the stop: \(alive)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "the folder is left")
+    }
+
+    /// There and not a zombie (an orphaned zombie may wait a while for its new parent to reap it).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+}
