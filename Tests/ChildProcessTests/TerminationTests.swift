@@ -28,22 +28,8 @@ struct TerminationTests {
         #expect(lines.contains("stubborn ignores SIGTERM"), "the child that needs SIGKILL was not ready: \(lines)")
         #expect(lines.contains { $0.hasPrefix("refused: ") }, "no start was refused during the stop: \(lines)")
         #expect(lines.contains("remove left it to the stop"), "\(lines)")
-        // Orphaned by the probe's end, a child that survived would be reparented, not gone.
-        var alive = started
-        let settled = Date().addingTimeInterval(5)
-        while !alive.isEmpty && Date() < settled {
-            alive = alive.filter(Self.isRunning)
-            usleep(50_000)
-        }
-        for pid in alive { kill(pid, SIGKILL) }
+        let alive = Survivors.killed(started)
         #expect(alive.isEmpty, "children still running after the stop: \(alive)")
         #expect(!FileManager.default.fileExists(atPath: folder.path), "the folder is left")
-    }
-
-    /// There and not a zombie (an orphaned zombie may wait a while for its new parent to reap it).
-    static func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(close, offsetBy: 2)] != "Z"
     }
 }

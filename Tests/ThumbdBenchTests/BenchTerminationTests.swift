@@ -54,13 +54,7 @@ struct BenchTerminationTests {
         kill(bench.pid, SIGTERM)
         let status = bench.wait(timeout: 30)
         #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)): \(bench.stderrTail())")
-        var alive = children
-        let settled = Date().addingTimeInterval(5)
-        while !alive.isEmpty && Date() < settled {
-            alive = alive.filter(BenchProc.isRunning)
-            usleep(50_000)
-        }
-        for pid in alive { kill(pid, SIGKILL) }
+        let alive = Survivors.killed(children)
         #expect(alive.isEmpty, "still running after the bench: \(alive)")
         let left = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? []
         #expect(left.isEmpty, "scratch left behind: \(left.prefix(8))")
