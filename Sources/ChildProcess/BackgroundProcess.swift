@@ -48,7 +48,7 @@ public final class BackgroundProcess: Sendable {
             return (posix_spawn(&child, program, &actions, &attributes.raw, argv, envp), child)
         }
         guard status == 0 else {
-            throw ChildProcessError(description: "cannot start \(name) (\(program)): \(String(cString: strerror(status)))")
+            throw ChildProcessError.cannotStart("\(name) (\(program))", status)
         }
         pid = child
     }

@@ -23,6 +23,13 @@ public struct ChildProcessResult: Sendable {
 
 public struct ChildProcessError: Error, CustomStringConvertible {
     public var description: String
+
+    /// posix_spawn's failure, or a start refused because the program is being stopped by a signal.
+    static func cannotStart(_ what: String, _ status: Int32) -> ChildProcessError {
+        let reason = status == Termination.refusedWhileStopping
+            ? "the program is stopping on a signal" : String(cString: strerror(status))
+        return ChildProcessError(description: "cannot start \(what): \(reason)")
+    }
 }
 
 /// Runs a program (found on PATH when the name has no slash) and collects everything it did.
@@ -57,7 +64,7 @@ public enum ChildProcess {
         close(errPipe[1])
         guard spawnStatus == 0 else {
             close(outPipe[0]); close(errPipe[0])
-            throw ChildProcessError(description: "cannot start \(program): \(String(cString: strerror(spawnStatus)))")
+            throw ChildProcessError.cannotStart(program, spawnStatus)
         }
         defer { Termination.ended(pid) }
 

@@ -45,13 +45,16 @@ public enum Termination {
         }
     }
 
+    /// The status `spawning` gives when a stop is under way.
+    static let refusedWhileStopping = ECANCELED
+
     /// Runs `spawn` (posix_spawn and its status) and registers the child it started, unless a stop is
-    /// under way: then nothing starts and the status is ECANCELED. One lock around both, so a child
+    /// under way: then nothing starts and the status is `refusedWhileStopping`. One lock around both, so a child
     /// is either known to a stop or never started; a stop could otherwise end the program between the
     /// spawn and the registration and leave that child running.
     static func spawning(_ spawn: () -> (status: Int32, pid: pid_t)) -> (status: Int32, pid: pid_t) {
         state.withLock { state in
-            guard !state.stopping else { return (ECANCELED, 0) }
+            guard !state.stopping else { return (refusedWhileStopping, 0) }
             let started = spawn()
             if started.status == 0 { state.children.insert(started.pid) }
             return started

@@ -29,7 +29,8 @@ public struct SharpDetail: Sendable, Equatable {
             return k0..<max(k0, k1)
         }
         var totals = [Int](repeating: 0, count: width * height)
-        var samples = [Int](repeating: 0, count: width * height)
+        // A cell's sample count is its run's length times its band's sampled rows.
+        var rowsSampled = [Int](repeating: 0, count: height)
         // Each sampled column's sum over the rows of one band of cells, so the pass over a row is one
         // long loop the compiler vectorises (a cell's own run is only a few samples long).
         var columnSums = [Int32](repeating: 0, count: columnRuns.last?.upperBound ?? 0)
@@ -38,8 +39,8 @@ public struct SharpDetail: Sendable, Equatable {
                 var sum = 0
                 for k in run { sum += Int(columnSums[k]) }
                 totals[band * width + cell] += sum
-                samples[band * width + cell] += run.count * rows
             }
+            rowsSampled[band] += rows
             for k in columnSums.indices { columnSums[k] = 0 }
         }
         var band = -1, rowsInBand = 0
@@ -65,7 +66,10 @@ public struct SharpDetail: Sendable, Equatable {
             }
         }
         if rowsInBand > 0 { addBand(band, rows: rowsInBand) }
-        values = zip(totals, samples).map { $1 > 0 ? Float($0) / Float($1) : 0 }
+        values = totals.indices.map { index in
+            let samples = columnRuns[index % width].count * rowsSampled[index / width]
+            return samples > 0 ? Float(totals[index]) / Float(samples) : 0
+        }
     }
 
     /// Adds |4c - left - right - up - down| of the green channel at x = 1 + k * step of `row`

@@ -84,12 +84,6 @@ enum BenchProc {
         return result
     }
 
-    /// Whether `pid` is running: there, and not a zombie waiting to be reaped.
-    static func isRunning(_ pid: pid_t) -> Bool {
-        guard let s = stat("/proc/\(pid)/stat") else { return false }
-        return s.fields[0] != "Z"
-    }
-
     /// Processes whose parent is `pid` (nginx's workers).
     static func children(of pid: pid_t) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -56,13 +56,17 @@ struct BenchTerminationTests {
         #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)): \(bench.stderrTail())")
         let alive = Survivors.killed(children)
         #expect(alive.isEmpty, "still running after the bench: \(alive)")
-        let left = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? []
+        let left = Self.files(under: scratch)
         #expect(left.isEmpty, "scratch left behind: \(left.prefix(8))")
+    }
+
+    /// Every path under `folder`, relative to it.
+    static func files(under folder: URL) -> [String] {
+        FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
     }
 
     /// Files in the daemon's cache folder inside the bench's scratch.
     static func cachedFiles(under scratch: URL) -> Int {
-        let files = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? []
-        return files.filter { $0.contains("/cache/objects/") }.count
+        files(under: scratch).filter { $0.contains("/cache/objects/") }.count
     }
 }
