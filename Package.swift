@@ -115,13 +115,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // What to make of a photo: the one variant type, its parser, defaults and canonical text, for every door.
+        .target(name: "ThumbVariant", dependencies: ["ImageCore", "Thumbnailer", "ThumbCache"]),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
         .target(name: "NetworkGuard"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
         .target(
             name: "ThumbPipeline",
             dependencies: [
-                "NetworkGuard", "ThumbCache", "Thumbnailer", "ImageCodecs", "ImageCore", "ColorManagement", "ImagePlaceholder",
+                "NetworkGuard", "ThumbCache", "ThumbVariant", "Thumbnailer", "ImageCodecs", "ImageCore", "ColorManagement", "ImagePlaceholder",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -136,7 +138,7 @@ let package = Package(
         .target(
             name: "ThumbFleet",
             dependencies: [
-                "ThumbPipeline", "ThumbCache",
+                "ThumbPipeline", "ThumbVariant", "ThumbCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -146,7 +148,7 @@ let package = Package(
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
+                "ThumbPipeline", "ThumbVariant", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +174,7 @@ let package = Package(
         .target(
             name: "ThumbdConfig",
             dependencies: [
-                "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
+                "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -181,7 +183,7 @@ let package = Package(
             name: "thumbd",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ThumbCache",
-                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
+                "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
                 "ConsoleText", "InputFiles", "ExitStatus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -196,7 +198,7 @@ let package = Package(
             name: "ThumbdBench",
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbPipeline", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
+                "ThumbPipeline", "ThumbVariant", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
                 "CropScenes",
                 // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
                 "TestSupport",
@@ -215,7 +217,7 @@ let package = Package(
             name: "ThumbdFuzzTargets",
             dependencies: [
                 "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "Thumbnailer",
-                "UploadForms", "UploadPreparation", "ThumbCache", "ThumbServer", "ThumbPipeline", "ThumbdConfig",
+                "UploadForms", "UploadPreparation", "ThumbCache", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbdConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/Sources/ThumbdFuzzTargets"
@@ -264,12 +266,13 @@ let package = Package(
         ),
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
-        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
-        .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
+        .testTarget(name: "ThumbVariantTests", dependencies: ["ThumbVariant", "ThumbCache", "Thumbnailer", "ImageCore"]),
+        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
+        .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
-                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
+                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

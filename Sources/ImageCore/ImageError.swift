@@ -9,6 +9,8 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case pixelLimitExceeded = "pixel_limit_exceeded"
         case encodeFailed = "encode_failed"
         case invalidRequest = "invalid_request"
+        /// A byte cap the thumbnail cannot meet even at the lowest quality tried.
+        case budgetUnreachable = "budget_unreachable"
     }
 
     public let code: Code

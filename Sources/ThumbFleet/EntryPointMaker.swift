@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ThumbPipeline
 
@@ -25,7 +26,7 @@ public struct EntryPointMaker: PrefetchMaker {
         self.query = query
     }
 
-    public func make(_ url: String, spec: ThumbnailSpec) async throws -> PrefetchOutcome {
+    public func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome {
         let parameters = query(Self.parameters(url: url, spec: spec))
         let target = entry + "/v1/thumbnail?" + parameters
         let answer: FleetHTTP.Answer
@@ -52,16 +53,13 @@ public struct EntryPointMaker: PrefetchMaker {
     }
 
     /// The thumbnail's path and query as every client of the fleet writes it (unsigned).
-    public static func thumbnailPath(url: String, spec: ThumbnailSpec) -> String {
+    public static func thumbnailPath(url: String, spec: Variant) -> String {
         "/v1/thumbnail?" + CanonicalQuery.write(parameters(url: url, spec: spec))
     }
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
     /// A preset's variant is asked for by its name: a node with `server.only_presets` makes nothing else.
-    public static func parameters(url: String, spec: ThumbnailSpec) -> [(String, String)] {
-        if let preset = spec.preset { return [("url", url), ("preset", preset)] }
-        // `trim` only when on, so the queries of untrimmed variants stay those written before it existed.
-        return [("url", url), ("size", String(spec.size)), ("fit", spec.fit.rawValue), spec.gravity.queryParameter,
-         ("format", spec.format.rawValue), ("q", String(spec.quality))] + (spec.trim ? [("trim", "1")] : [])
+    public static func parameters(url: String, spec: Variant) -> [(String, String)] {
+        [("url", url)] + spec.parameters.map { ($0.name, $0.value) }
     }
 }

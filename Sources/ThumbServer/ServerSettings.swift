@@ -1,3 +1,4 @@
+import ThumbVariant
 import ThumbPipeline
 import Thumbnailer
 
@@ -13,18 +14,9 @@ public struct ServerSettings: Sendable {
     /// `Cache-Control: public, max-age=…` on thumbnails.
     public var cacheMaxAgeSeconds: Int = 86_400
     public var maxURLLength: Int = 2048
-    /// Largest `size` a client may ask for.
-    public var maxSize: Int = 2048
-    public var defaultSize: Int = 200
-    public var defaultQuality: Int = 82
-    /// Where a cover crop is taken from when a request names no `gravity`. The configuration's
-    /// `thumbnail.gravity` ships as smart; a daemon built without it crops the centre, as before.
-    public var defaultGravity: Gravity = .center
-    /// Named variants (`presets:` in the configuration), asked for as `preset=NAME`.
-    public var presets: [String: ThumbnailSpec] = [:]
-    /// Make only the presets: a request that names none is 403 `preset_required`, so strangers
-    /// cannot fill the cache with sizes of their own even where URLs are not signed.
-    public var onlyPresets = false
+    /// What a variant is when a request leaves something out, its limits and the presets
+    /// (`server.max_size`, `server.only_presets`, `thumbnail.*`, `presets:`).
+    public var variants = VariantDefaults()
     /// `Retry-After` on 503 busy.
     public var retryAfterSeconds: Int = 1
     /// One line per request. Off, requests are not logged (errors still are).

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ThumbVariant
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -154,7 +155,7 @@ struct BenchFleetRunner: BenchHitRunning {
     /// The thumbnail query as thumbd's fleet clients write it, so nginx hashes every request for a
     /// photo the same way.
     static func thumbnailPath(_ url: String, size: Int) -> String {
-        EntryPointMaker.thumbnailPath(url: url, spec: ThumbnailSpec(size: size))
+        EntryPointMaker.thumbnailPath(url: url, spec: Variant(size: size))
     }
 
     // MARK: - Warming

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ThumbPipeline
 import ThumbServer
@@ -8,9 +9,7 @@ import Yams
 /// environment spelling. Each is checked as a request's parameters are, against the settings read
 /// before it (`thumbnail.size` and the rest fill what a preset leaves out).
 enum PresetsSection {
-    static let keys = ["size", "fit", "gravity", "focus", "trim", "format", "quality"]
-
-    static func read(file: String?, settings: ServerSettings) throws -> [String: ThumbnailSpec] {
+    static func read(file: String?, defaults: VariantDefaults) throws -> [String: Variant] {
         guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [:] }
         let document: Any?
         do { document = try Yams.load(yaml: text) } catch {
@@ -20,11 +19,11 @@ enum PresetsSection {
         guard let presets = section as? [String: Any] else {
             throw ConfigError("presets must be a map of names to variants, like presets: { grid: { size: 240, fit: cover } }")
         }
-        var specs: [String: ThumbnailSpec] = [:]
+        var variants: [String: Variant] = [:]
         for (name, body) in presets {
-            specs[name] = try spec(name: name, body, settings: settings)
+            variants[name] = try variant(name: name, body, defaults: defaults)
         }
-        return specs
+        return variants
     }
 
     /// Names go into queries and messages as they are: lower-case letters, digits, `_` and `-`.
@@ -32,36 +31,24 @@ enum PresetsSection {
         !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy { "abcdefghijklmnopqrstuvwxyz0123456789_-".unicodeScalars.contains($0) }
     }
 
-    static func spec(name: String, _ body: Any, settings: ServerSettings) throws -> ThumbnailSpec {
+    /// A preset's map, read by the parser every request is read with (`quality` and `q` both name
+    /// the quality). A preset cannot name another preset, and `only_presets` does not apply to it.
+    static func variant(name: String, _ body: Any, defaults: VariantDefaults) throws -> Variant {
         guard isValidName(name) else {
             throw ConfigError("preset name \"\(name)\" must be lower-case letters, digits, _ and - (at most 64)")
         }
+        let keys = VariantParser.names.filter { $0 != "preset" }
         guard let fields = body as? [String: Any] else {
             throw ConfigError("presets.\(name) must be a map of \(keys.joined(separator: ", "))")
         }
-        if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw ConfigError("presets.\(name) has an unknown key \"\(unknown)\"; the keys are \(keys.joined(separator: ", "))")
-        }
-        func int(_ key: String) throws -> Int? {
-            guard let value = fields[key] else { return nil }
-            guard let number = value as? Int else { throw ConfigError("presets.\(name).\(key) must be a whole number, not \"\(value)\"") }
-            return number
-        }
-        func text(_ key: String) throws -> String? {
-            guard let value = fields[key] else { return nil }
-            // YAML reads `focus: 0.5,0.3` as a string and `fit: cover` too; a number is not text here.
-            guard let string = value as? String else { throw ConfigError("presets.\(name).\(key) must be text, not \"\(value)\"") }
-            return string
-        }
-        var trim: Bool?
-        if let value = fields["trim"] {
-            guard let flag = value as? Bool else { throw ConfigError("presets.\(name).trim must be true or false, not \"\(value)\"") }
-            trim = flag
-        }
-        let parameters = VariantParameters(size: try int("size"), fit: try text("fit"), gravity: try text("gravity"), focus: try text("focus"),
-                                           trim: trim, format: try text("format"), quality: try int("quality"))
-        do { return try parameters.checked(settings: settings) } catch let problem as Problem {
-            throw ConfigError("presets.\(name): \(problem.detail)")
+        if fields["preset"] != nil { throw ConfigError("presets.\(name) cannot name another preset") }
+        var open = defaults
+        open.onlyPresets = false
+        do { return try VariantParser.parse(VariantFields(object: fields), defaults: open) } catch {
+            if case .unknownParameter(let key) = error.kind {
+                throw ConfigError("presets.\(name) has an unknown key \"\(key)\"; the keys are \(keys.joined(separator: ", "))")
+            }
+            throw ConfigError("presets.\(name)" + (error.parameter.map { ".\($0)" } ?? "") + ": \(error.message)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Configuration
 import Foundation
 import ImageCore
@@ -72,7 +73,7 @@ public struct ThumbdConfiguration: Sendable {
         d.server.signingKey = s.string("server.signing_key")
         d.server.cacheMaxAgeSeconds = try s.int("server.cache_max_age", default: 86_400, range: 0...31_536_000)
         d.server.maxURLLength = try s.int("server.max_url_length", default: 2048, range: 64...65_536)
-        d.server.maxSize = try s.int("server.max_size", default: 2048, range: 1...ThumbnailRequest.sizeRange.upperBound)
+        d.server.variants.maxSize = try s.int("server.max_size", default: 2048, range: 1...ThumbnailRequest.sizeRange.upperBound)
         d.server.retryAfterSeconds = try s.int("server.retry_after", default: 1, range: 1...3600)
         d.server.accessLog = try s.bool("server.access_log", default: true)
         d.server.accessLogFormat = try s.choice("server.access_log_format", default: .text, AccessLogFormat.self)
@@ -94,20 +95,20 @@ public struct ThumbdConfiguration: Sendable {
         d.logLevel = logLevel
 
         // thumbnail defaults
-        d.server.defaultSize = try s.int("thumbnail.size", default: 200, range: 1...d.server.maxSize)
-        d.server.defaultQuality = try s.int("thumbnail.quality", default: EncodeSettings.defaultQuality, range: EncodeSettings.qualityRange)
+        d.server.variants.size = try s.int("thumbnail.size", default: VariantDefaults().size, range: 1...d.server.variants.maxSize)
+        d.server.variants.quality = try s.int("thumbnail.quality", default: EncodeSettings.defaultQuality, range: EncodeSettings.qualityRange)
         let gravityText = s.string("thumbnail.gravity", default: Gravity.smart.description)
         guard let gravity = Gravity(gravityText) else { throw s.invalid("thumbnail.gravity", gravityText, Gravity.spellings) }
-        d.server.defaultGravity = gravity
+        d.server.variants.gravity = gravity
         d.uploads.gravity = gravity
         d.pipeline.trimThreshold = try s.int("thumbnail.trim_threshold", default: ThumbnailRequest.defaultTrimThreshold,
                                              range: ThumbnailRequest.trimThresholdRange)
         d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
 
         // presets: after the thumbnail defaults, which fill what a preset leaves out
-        d.server.presets = try PresetsSection.read(file: file, settings: d.server)
-        d.server.onlyPresets = try s.bool("server.only_presets", default: false)
-        if d.server.onlyPresets && d.server.presets.isEmpty {
+        d.server.variants.presets = try PresetsSection.read(file: file, defaults: d.server.variants)
+        d.server.variants.onlyPresets = try s.bool("server.only_presets", default: false)
+        if d.server.variants.onlyPresets && d.server.variants.presets.isEmpty {
             throw ConfigError("server.only_presets is on but no presets are configured: every thumbnail would be refused")
         }
 

@@ -3,32 +3,37 @@ import ImageOps
 
 /// Where the thumbnail comes from in the upright source, and how big it comes out.
 struct ThumbnailGeometry: Equatable {
+    /// The resized photo's size: the box for `cover`, the photo fitted inside it for `contain` and `pad`.
     var outputWidth: Int
     var outputHeight: Int
     /// Region of the upright source image, in source pixels.
     var region: SourceRegion
 
-    init(uprightWidth width: Int, uprightHeight height: Int, size: Int, fit: Fit) {
-        self.init(frame: SourceRegion(x: 0, y: 0, width: Double(width), height: Double(height)), size: size, fit: fit)
+    init(uprightWidth width: Int, uprightHeight height: Int, width boxWidth: Int, height boxHeight: Int, fit: Fit) {
+        self.init(frame: SourceRegion(x: 0, y: 0, width: Double(width), height: Double(height)),
+                  width: boxWidth, height: boxHeight, fit: fit)
     }
 
     /// The thumbnail of `frame`, a part of the upright source (the whole of it, or what trimming
-    /// kept): its centred square for `cover`, all of it for `contain`.
-    init(frame: SourceRegion, size: Int, fit: Fit) {
+    /// kept): its centred window of the box's shape for `cover`, all of it for `contain` and `pad`.
+    init(frame: SourceRegion, width boxWidth: Int, height boxHeight: Int, fit: Fit) {
         let w = frame.width, h = frame.height
+        let boxAspect = Double(boxWidth) / Double(boxHeight)
         switch fit {
         case .cover:
-            let side = min(w, h)
-            outputWidth = size
-            outputHeight = size
-            region = SourceRegion(x: frame.x + (w - side) / 2, y: frame.y + (h - side) / 2, width: side, height: side)
-        case .contain:
-            if w >= h {
-                outputWidth = size
-                outputHeight = max(1, Int((Double(size) * h / w).rounded()))
+            outputWidth = boxWidth
+            outputHeight = boxHeight
+            // The largest window of the box's shape the frame holds.
+            let (cropWidth, cropHeight) = w / h > boxAspect ? (h * boxAspect, h) : (w, w / boxAspect)
+            region = SourceRegion(x: frame.x + (w - cropWidth) / 2, y: frame.y + (h - cropHeight) / 2,
+                                  width: cropWidth, height: cropHeight)
+        case .contain, .pad:
+            if w / h >= boxAspect {
+                outputWidth = boxWidth
+                outputHeight = min(boxHeight, max(1, Int((Double(boxWidth) * h / w).rounded())))
             } else {
-                outputHeight = size
-                outputWidth = max(1, Int((Double(size) * w / h).rounded()))
+                outputHeight = boxHeight
+                outputWidth = min(boxWidth, max(1, Int((Double(boxHeight) * w / h).rounded())))
             }
             region = frame
         }

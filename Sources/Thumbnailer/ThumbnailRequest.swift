@@ -2,20 +2,41 @@ import ColorManagement
 import ImageCore
 import ImageOps
 
-/// How a thumbnail fills its size.
+/// How a thumbnail fills its width x height box.
 public enum Fit: String, Sendable, CaseIterable, Codable {
-    /// A square crop scaled to exactly size x size (the default), from where `Gravity` says.
+    /// A crop of the box's shape scaled to exactly width x height (the default), from where `Gravity` says.
     case cover
-    /// The whole image scaled to fit inside size x size; the longer side is exactly `size`.
+    /// The whole image scaled to fit inside width x height: one side meets the box, the other may be shorter.
     case contain
+    /// As `contain`, then laid on a width x height canvas of `PadBackground`, so every thumbnail of
+    /// a grid has the box's shape and the whole product shows.
+    case pad
+}
+
+/// What fills the bands around a padded photo.
+public enum PadBackground: Sendable, Hashable {
+    /// One opaque colour (white, the marketplaces' rule, unless asked otherwise).
+    case color(red: UInt8, green: UInt8, blue: UInt8)
+    /// The photo's own edge colour, so a product on a sweep blends into the bands.
+    case auto
+    /// A blurred copy of the photo stretched to cover the box, as galleries show a portrait photo in a landscape frame.
+    case blur
+    /// Transparent bands, and the photo keeps its own alpha: for formats that carry alpha.
+    case transparent
+
+    public static let white = PadBackground.color(red: 255, green: 255, blue: 255)
 }
 
 /// Everything that decides a thumbnail's bytes, apart from the source image itself.
 public struct ThumbnailRequest: Sendable, Equatable {
-    public var size: Int
+    /// The box in output pixels (a square when equal).
+    public var width: Int
+    public var height: Int
     public var fit: Fit
-    /// Where a `cover` crop is taken from; `contain` keeps the whole photo and ignores it.
+    /// Where a `cover` crop is taken from; `contain` and `pad` keep the whole photo and ignore it.
     public var gravity: Gravity
+    /// The bands of a `pad` thumbnail (ignored by the other fits).
+    public var background: PadBackground
     /// Take off a uniform border (its colour read from the corners) before cropping or fitting,
     /// so a product on a white sweep fills the thumbnail. Off by default.
     public var trim: Bool
@@ -24,6 +45,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var trimThreshold: Int
     /// nil picks from the source: JPEG for opaque images, PNG for ones with alpha (WebP for WebP sources).
     public var encoding: EncodeSettings?
+    /// The encoded thumbnail is never larger (`ByteCap`); nil: no cap.
+    public var maxBytes: Int?
     public var limits: DecodeLimits
     /// How many times the thumbnail's size the decoder must deliver at least, before the Lanczos
     /// filter does the rest. At 1 the decoder's own box-like scaling does most of the reduction and
@@ -35,17 +58,27 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public static let defaultTrimThreshold = BorderTrim.defaultThreshold
     public static let trimThresholdRange = BorderTrim.thresholdRange
 
-    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, trim: Bool = false,
-                trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
+    public init(width: Int, height: Int, fit: Fit = .cover, gravity: Gravity = .center, background: PadBackground = .white,
+                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
                 limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
-        self.size = size
+        self.width = width
+        self.height = height
         self.fit = fit
         self.gravity = gravity
+        self.background = background
         self.trim = trim
         self.trimThreshold = trimThreshold
         self.encoding = encoding
         self.limits = limits
         self.decodeHeadroom = decodeHeadroom
+    }
+
+    /// A `size` x `size` square.
+    public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, background: PadBackground = .white,
+                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
+                limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
+        self.init(width: size, height: size, fit: fit, gravity: gravity, background: background, trim: trim,
+                  trimThreshold: trimThreshold, encoding: encoding, limits: limits, decodeHeadroom: decodeHeadroom)
     }
 }
 

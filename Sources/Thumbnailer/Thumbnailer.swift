@@ -11,8 +11,8 @@ import ImagePlaceholder
 public enum Thumbnailer {
     /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
     public static func render(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> RenderedThumbnail {
-        guard ThumbnailRequest.sizeRange.contains(request.size) else {
-            throw ImageError(.invalidRequest, "size must be \(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound), not \(request.size)")
+        guard ThumbnailRequest.sizeRange.contains(request.width), ThumbnailRequest.sizeRange.contains(request.height) else {
+            throw ImageError(.invalidRequest, "width and height must be \(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound), not \(request.width)x\(request.height)")
         }
         let clock = ContinuousClock()
         var timings = StageTimings()
@@ -21,7 +21,7 @@ public enum Thumbnailer {
         let info = try ImageCodecs.readInfo(data, limits: request.limits)
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
         var geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
-                                         size: request.size, fit: request.fit)
+                                         width: request.width, height: request.height, fit: request.fit)
         var decoded = try ImageCodecs.decodeAsStored(data, limits: request.limits,
                                                      scale: geometry.minimumDecodeScale(headroom: request.decodeHeadroom))
         timings.decode = clock.now - start
@@ -48,7 +48,7 @@ public enum Thumbnailer {
         var frame = SourceRegion(x: 0, y: 0, width: Double(upright.width), height: Double(upright.height))
         if request.trim, let kept = Trim.frame(of: decoded, info: info, threshold: request.trimThreshold) {
             frame = kept
-            geometry = ThumbnailGeometry(frame: frame, size: request.size, fit: request.fit)
+            geometry = ThumbnailGeometry(frame: frame, width: request.width, height: request.height, fit: request.fit)
             // The decoder's scale was chosen for the whole photo; a small kept part may need more.
             let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
             if decoded.scaleX < needed.minimumScale * 0.999 || decoded.scaleY < needed.minimumScale * 0.999 {
@@ -85,6 +85,11 @@ public enum Thumbnailer {
         start = clock.now
         color.apply(to: &resized)
         timings.color += clock.now - start
+        if request.fit == .pad {
+            start = clock.now
+            resized = PadCanvas.padded(resized, width: request.width, height: request.height, background: request.background)
+            timings.resize += clock.now - start
+        }
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
                                  decodedHeight: decoded.pixels.height, color: color.outcome, photo: photo, crop: region, timings: timings)
     }
@@ -94,15 +99,18 @@ public enum Thumbnailer {
         let rendered = try render(from: data, request)
         var timings = rendered.timings
         let start = ContinuousClock.now
-        let encoding = request.encoding ?? defaultEncoding(for: rendered.source)
-        let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
+        // A padded thumbnail has alpha only with transparent bands: a colour, auto and blur are opaque.
+        var shown = rendered.source
+        if request.fit == .pad { shown.hasAlpha = request.background == .transparent }
+        let encoded = try ByteCap.encode(rendered.pixels, request.encoding ?? defaultEncoding(for: shown), maxBytes: request.maxBytes)
         timings.encode = ContinuousClock.now - start
-        return Thumbnail(bytes: bytes, format: encoding.format, width: rendered.pixels.width, height: rendered.pixels.height,
+        return Thumbnail(bytes: encoded.bytes, format: encoded.settings.format, width: rendered.pixels.width, height: rendered.pixels.height,
                          source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
                          color: rendered.color, photo: rendered.photo, crop: rendered.crop, timings: timings)
     }
 
-    /// Keep transparency where the source has it; otherwise JPEG, the smallest for photos.
+    /// Keep transparency where the thumbnail has it (a padded one with opaque bands has none);
+    /// otherwise JPEG, the smallest for photos.
     public static func defaultEncoding(for source: ImageInfo) -> EncodeSettings {
         guard source.hasAlpha else { return .jpeg(quality: EncodeSettings.defaultQuality) }
         return source.format == .webp ? .webp(quality: EncodeSettings.defaultQuality) : .png

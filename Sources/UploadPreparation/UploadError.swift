@@ -31,6 +31,7 @@ public struct UploadError: Error, Sendable, Equatable, CustomStringConvertible {
             case .pixelLimitExceeded: .pixelLimitExceeded
             case .encodeFailed: .encodeFailed
             case .invalidRequest: .invalidRequest
+            case .budgetUnreachable: .budgetUnreachable
             }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImageCore
 import ThumbPipeline
+import ThumbVariant
 import ThumbdConfig
 import Thumbnailer
 
@@ -18,19 +19,25 @@ struct ThumbnailCommand: AsyncParsableCommand {
               thumbd thumbnail photo.jpg -o thumb.jpg --size 200
               thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 --format webp --quality 80
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
+              thumbd thumbnail photo.jpg -o card.jpg --size 300x400
+              thumbd thumbnail product.jpg -o cell.jpg --size 600 --fit pad --background ffffff
+              thumbd thumbnail photo.jpg -o banner.webp --size 320x180 --dpr 2 --max-bytes 30000
               thumbd thumbnail product.jpg -o thumb.jpg --gravity center
               thumbd thumbnail product.jpg -o thumb.jpg --focus 0.7,0.4 --trim
               thumbd thumbnail shots/*.jpg --out-dir grid --preset grid --config thumbd.yaml
               thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
                 {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
 
-            Gravity: a cover crop keeps the square that holds the most of what stands out in
+            The variant's options are the API's query parameters (docs: "The variant"): --size N or WxH,
+            --fit cover|contain|pad, --background for pad's bands, --dpr, --max-bytes, --quality.
+
+            Gravity: a cover crop keeps the window of the box's shape that holds the most of what stands out in
             the photo (--gravity smart, the default: a saliency map of contrast, fine detail and
             colour against the background at the frame's edges, on a 100 px copy the
             thumbnailer already makes), the middle of the photo (--gravity center), or the
-            square centred on a point as far as the frame allows (--focus X,Y: fractions of the
+            window centred on a point as far as the frame allows (--focus X,Y: fractions of the
             upright photo's width and height). --trim first takes off a uniform border, so a
-            product on a white sweep fills the square; an image that is all border is kept whole.
+            product on a white sweep fills the box; an image that is all border is kept whole.
 
             Colours: a photo with an ICC profile (Display P3, Adobe RGB, a CMYK print profile) or
             PNG gamma is converted to sRGB; thumbnails are sRGB and carry no profile.
@@ -50,26 +57,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .customLong("out-dir"), help: "Folder for the thumbnails of a batch, named after each input.")
     var outDir: String?
 
-    @Option(help: "Width and height of the thumbnail box in pixels (\(ThumbnailRequest.sizeRange.lowerBound)...\(ThumbnailRequest.sizeRange.upperBound)).")
-    var size: Int?
+    @OptionGroup(title: "The variant (as the API's query parameters)")
+    var variantOptions: VariantOptions
 
-    @Option(help: "cover: square crop, exactly size x size (from where --gravity says). contain: whole image, longer side = size.")
-    var fit: Fit?
-
-    @Option(help: "Where a cover crop is taken from: smart (what stands out, the default) or center.")
-    var gravity: Gravity?
-
-    @Option(help: ArgumentHelp("Centre a cover crop on this point of the upright photo, as fractions of its width and height (0.5,0.3).", valueName: "X,Y"))
-    var focus: FocusPoint?
-
-    @Flag(help: "Take off a uniform border (its colour read from the corners) before cropping or fitting.")
-    var trim = false
-
-    @Option(help: "Output format: jpeg, png, webp or avif. Default: from -o's extension, else JPEG for opaque images and PNG (WebP for WebP sources) for transparent ones.")
-    var format: ImageFormat?
-
-    @Option(help: "Quality for JPEG and lossy WebP (1...100).")
-    var quality: Int?
+    @Option(help: ArgumentHelp("Output format: jpeg, png, webp or avif. Default: from -o's extension, else JPEG for opaque thumbnails and PNG (WebP for WebP sources) for transparent ones.", valueName: "FORMAT"))
+    var format: String?
 
     @Option(help: ArgumentHelp("A preset from the configuration (presets: in the YAML file): its size, fit, gravity or focus, trim, format and quality, instead of those options.", valueName: "NAME"))
     var preset: String?
@@ -102,10 +94,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var placeholder = false
 
     func validate() throws {
-        if let size, !ThumbnailRequest.sizeRange.contains(size) {
-            throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
+        if let format, format.lowercased() != "auto", Variant.Format(rawValue: format.lowercased() == "jpg" ? "jpeg" : format.lowercased()) == nil {
+            throw ValidationError("--format must be jpeg, png, webp or avif, not \"\(format)\"")
         }
-        if let quality, !EncodeSettings.qualityRange.contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         guard (0...10).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 10.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
@@ -137,6 +128,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
         let variant = try await chosenVariant()
+        if variant.hasAlphaBands, resolvedFormat(for: output, preset: variant.format) == .jpeg {
+            throw ValidationError("--background transparent needs a format with alpha: write .png, .webp or .avif, or give --format")
+        }
         let jobsList = inputs.map { input in
             let name = outputName(for: input, presetFormat: variant.format)
             var request = variant.request
@@ -164,24 +158,26 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
     }
 
-    /// What to make: the options, or the preset's variant (with its trim threshold).
+    /// What to make: the options, or the preset's variant, read by the parser the daemon reads
+    /// queries with. The configuration is read only when a preset or --config asks for it; its
+    /// defaults are the embedded ones otherwise, with the command line's own size limit.
     private func chosenVariant() async throws -> ChosenVariant {
-        guard let preset else {
-            let request = ThumbnailRequest(size: size ?? 200, fit: fit ?? .cover, gravity: try chosenGravity(gravity, focus: focus) ?? .smart,
-                                           trim: trim)
-            return ChosenVariant(request: request, format: nil, quality: quality ?? EncodeSettings.defaultQuality)
+        var defaults = VariantDefaults()
+        defaults.maxSize = ThumbnailRequest.sizeRange.upperBound
+        var trimThreshold = ThumbnailRequest.defaultTrimThreshold
+        if preset != nil || config != nil {
+            let loaded: ThumbdConfiguration
+            do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
+                throw ValidationError(error.message)
+            }
+            defaults = loaded.daemon.server.variants
+            defaults.maxSize = max(defaults.maxSize, ThumbnailRequest.sizeRange.upperBound)
+            defaults.onlyPresets = false
+            trimThreshold = loaded.daemon.pipeline.trimThreshold
         }
-        let loaded: ThumbdConfiguration
-        do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
-            throw ValidationError(error.message)
-        }
-        let spec = try presetSpec(preset, settings: loaded.daemon.server, given: [
-            option("--size", size), option("--fit", fit), option("--gravity", gravity), option("--focus", focus),
-            trim ? "--trim" : nil, option("--format", format), option("--quality", quality),
-        ])
-        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, trim: spec.trim,
-                                       trimThreshold: loaded.daemon.pipeline.trimThreshold)
-        return ChosenVariant(request: request, format: spec.format.imageFormat, quality: spec.quality)
+        let variant = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
+        return ChosenVariant(request: variant.request(trimThreshold: trimThreshold), format: variant.imageFormat,
+                             quality: variant.quality, hasAlphaBands: variant.fit == .pad && variant.background == .transparent)
     }
 
     /// The request's geometry, and the format and quality its encoding is picked from.
@@ -190,10 +186,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
         /// A preset's own format; nil for `auto` and without a preset (then --format, -o's extension, or the source decides).
         var format: ImageFormat?
         var quality: Int
+        /// Padded onto transparent bands: refused in JPEG, the one format without alpha.
+        var hasAlphaBands = false
     }
 
     private func resolvedFormat(for outputPath: String?, preset: ImageFormat?) -> ImageFormat? {
-        if let format = format ?? preset { return format }
+        if let format = format.flatMap({ ImageFormat(argument: $0) }) ?? preset { return format }
         guard let ext = outputPath.map({ ($0 as NSString).pathExtension.lowercased() }) else { return nil }
         return ImageFormat.allCases.first { $0.fileExtension == ext || $0.rawValue == ext }
     }
@@ -213,7 +211,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     /// which the job corrects once it knows the image has alpha).
     private func outputName(for input: String, presetFormat: ImageFormat?) -> String {
         let base = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-        return base + "." + (format ?? presetFormat ?? .jpeg).fileExtension
+        return base + "." + (format.flatMap { ImageFormat(argument: $0) } ?? presetFormat ?? .jpeg).fileExtension
     }
 }
 
@@ -228,6 +226,7 @@ extension ImageFormat: ExpressibleByArgument {
         case "jpeg", "jpg": self = .jpeg
         case "png": self = .png
         case "webp": self = .webp
+        case "avif": self = .avif
         default: return nil
         }
     }

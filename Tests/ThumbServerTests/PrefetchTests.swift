@@ -1,3 +1,4 @@
+import ThumbVariant
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -61,7 +62,7 @@ struct PrefetchTests {
         #expect(Set(placeholders.map(\.url)) == Set((0..<100).map { origin.url("/p\($0).jpg") }))
         #expect(placeholders.allSatisfy { $0.width == 640 && $0.height == 480 && $0.thumbhash != nil })
         for index in 0..<100 {
-            let key = try CacheKey(url: origin.url("/p\(index).jpg"), variant: ThumbnailSpec(size: 96).variant)
+            let key = try CacheKey(url: origin.url("/p\(index).jpg"), variant: Variant(size: 96).cacheVariant)
             #expect(daemon.cache.get(key) != nil)
         }
         #expect(origin.totalRequests == 100, "thumbnails only: detail images are not fetched unless asked")

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ImageCodecs
 import TestOrigin
@@ -8,12 +9,12 @@ import Thumbnailer
 
 /// `preset=NAME` and `server.only_presets` on `/v1/thumbnail` and prefetch jobs.
 struct PresetHTTPTests {
-    static let grid = ThumbnailSpec(size: 48, fit: .cover, gravity: .focus(FocusPoint(x: 0.9, y: 0.5)!), trim: false, format: .jpeg, quality: 80)
+    static let grid = Variant(size: 48, fit: .cover, gravity: .focus(FocusPoint(x: 0.9, y: 0.5)!), trim: false, format: .jpeg, quality: 80)
 
     static func daemon(onlyPresets: Bool) async throws -> TestDaemon {
         try await TestDaemon.start(memoryOnly: true) { settings in
-            settings.server.presets = ["grid": grid]
-            settings.server.onlyPresets = onlyPresets
+            settings.server.variants.presets = ["grid": grid]
+            settings.server.variants.onlyPresets = onlyPresets
         }
     }
 

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import Testing
 import ThumbdConfig
@@ -26,11 +27,11 @@ struct PresetsConfigurationTests {
               zoom-2x: { size: 1200, fit: contain, trim: true, format: webp, quality: 85 }
               pinned_top: { size: 100, focus: "0.5,0.1" }
             """)
-        let presets = config.daemon.server.presets
-        #expect(presets["grid"] == ThumbnailSpec(size: 240, fit: .cover, gravity: .smart, format: .auto, quality: 75))
-        #expect(presets["zoom-2x"] == ThumbnailSpec(size: 1200, fit: .contain, trim: true, format: .webp, quality: 85))
+        let presets = config.daemon.server.variants.presets
+        #expect(presets["grid"] == Variant(size: 240, fit: .cover, gravity: .smart, format: .auto, quality: 75))
+        #expect(presets["zoom-2x"] == Variant(size: 1200, fit: .contain, trim: true, format: .webp, quality: 85))
         #expect(presets["pinned_top"]?.gravity == .focus(FocusPoint(x: 0.5, y: 0.1)!))
-        #expect(config.daemon.server.onlyPresets == false)
+        #expect(config.daemon.server.variants.onlyPresets == false)
     }
 
     @Test("a bad preset is a configuration error naming it", arguments: [
@@ -57,7 +58,7 @@ struct PresetsConfigurationTests {
         do { _ = try await load("server:\n  only_presets: true\n") } catch let caught as ConfigError { error = caught }
         #expect(error?.message.contains("only_presets") == true)
         let file = "presets:\n  grid: { size: 240 }\n"
-        #expect(try await load(file, ["THUMBD_SERVER_ONLY_PRESETS": "true"]).daemon.server.onlyPresets)
-        #expect(try await load("server:\n  only_presets: true\n" + file).daemon.server.onlyPresets)
+        #expect(try await load(file, ["THUMBD_SERVER_ONLY_PRESETS": "true"]).daemon.server.variants.onlyPresets)
+        #expect(try await load("server:\n  only_presets: true\n" + file).daemon.server.variants.onlyPresets)
     }
 }

@@ -29,7 +29,7 @@ struct ThumbdConfigurationTests {
         #expect(d.download.caFile == nil)
         #expect(d.download.policy.allowNetworks.isEmpty)
         #expect(d.pipeline.decodeLimits.maxPixels == 50_000_000)
-        #expect(d.server.defaultGravity == .smart && d.uploads.gravity == .smart)
+        #expect(d.server.variants.gravity == .smart && d.uploads.gravity == .smart)
         #expect(config.cacheLocation.url.path == "/home/tester/.cache/thumbd")
         #expect(config.file == nil)
     }
@@ -115,7 +115,7 @@ struct ThumbdConfigurationTests {
         var environment = Self.home
         environment["THUMBD_THUMBNAIL_GRAVITY"] = "center"
         let config = try await ThumbdConfiguration.load(environment: environment)
-        #expect(config.daemon.server.defaultGravity == .center)
+        #expect(config.daemon.server.variants.gravity == .center)
         #expect(config.daemon.uploads.gravity == .center)
     }
 

@@ -1,3 +1,4 @@
+import ThumbVariant
 import ThumbCache
 import ThumbPipeline
 import ThumbServer
@@ -11,8 +12,8 @@ enum QueryFuzz {
         var settings = ServerSettings()
         settings.signingKey = "fuzz-signing-key"
         // Presets, so `preset=` is parsed too, and the refusal of everything else under only_presets.
-        settings.presets = ["grid": ThumbnailSpec(size: 240, gravity: .smart), "edge": ThumbnailSpec(size: 64, fit: .contain, trim: true)]
-        settings.onlyPresets = true
+        settings.variants.presets = ["grid": Variant(size: 240, gravity: .smart), "edge": Variant(size: 64, fit: .contain, trim: true)]
+        settings.variants.onlyPresets = true
         return settings
     }()
 

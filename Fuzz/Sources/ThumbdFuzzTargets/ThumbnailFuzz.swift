@@ -12,12 +12,18 @@ enum ThumbnailFuzz {
 
     static func run(_ data: [UInt8]) throws(FuzzFinding) {
         let knob = FuzzSupport.knob(data)
-        let request = ThumbnailRequest(size: 1 + knob % 64, fit: knob & 0x40 == 0 ? .cover : .contain,
+        // Squares and shapes, every fit (pad with each kind of background).
+        let fits: [Fit] = [.cover, .contain, .pad]
+        let backgrounds: [PadBackground] = [.white, .auto, .blur, .transparent]
+        let width = 1 + knob % 64, height = knob & 0x80 == 0 ? width : 1 + (knob >> 3) % 48
+        let request = ThumbnailRequest(width: width, height: height, fit: fits[(knob >> 4) % fits.count],
+                                       background: backgrounds[(knob >> 5) % backgrounds.count],
                                        encoding: encodings[(knob >> 2) % encodings.count], limits: FuzzSupport.limits)
         if let thumbnail = try? Thumbnailer.make(from: data, request) {
-            try FuzzSupport.require(thumbnail.width >= 1 && thumbnail.height >= 1 && thumbnail.width <= request.size
-                                && thumbnail.height <= request.size,
-                                "a \(thumbnail.width)x\(thumbnail.height) thumbnail for size \(request.size)")
+            try FuzzSupport.require(thumbnail.width >= 1 && thumbnail.height >= 1 && thumbnail.width <= request.width
+                                && thumbnail.height <= request.height
+                                && (request.fit == .contain || (thumbnail.width, thumbnail.height) == (request.width, request.height)),
+                                "a \(thumbnail.width)x\(thumbnail.height) thumbnail for \(request.fit) \(request.width)x\(request.height)")
             try FuzzSupport.require(!thumbnail.bytes.isEmpty, "an empty thumbnail")
         }
         _ = try? ImageCodecs.needsColorConversion(data)

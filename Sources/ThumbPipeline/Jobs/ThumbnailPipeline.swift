@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ImageCodecs
 import ImageCore
@@ -43,7 +44,7 @@ public final class ThumbnailPipeline: Sendable {
     /// The thumbnail for `key`: from the cache when fresh, otherwise made (or revalidated, when
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
     /// one job; a caller whose task is cancelled leaves it, and the last to leave cancels it.
-    public func thumbnail(_ key: CacheKey, spec: ThumbnailSpec, priority: WorkPriority) async throws -> PipelineResult {
+    public func thumbnail(_ key: CacheKey, spec: Variant, priority: WorkPriority) async throws -> PipelineResult {
         let stale: CacheHit?
         if let hit = cache.get(key) {
             guard hit.isStale else { return PipelineResult(hit) }
@@ -55,13 +56,13 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
-    public func make(_ key: CacheKey, spec: ThumbnailSpec, priority: WorkPriority, stale: CacheHit?) async throws -> PipelineResult {
+    public func make(_ key: CacheKey, spec: Variant, priority: WorkPriority, stale: CacheHit?) async throws -> PipelineResult {
         try await jobs.run(key, priority: priority) { [self] job in try await run(job, spec: spec, stale: stale) }
     }
 
     // MARK: The work of one job
 
-    private func run(_ job: Job<PipelineResult>, spec: ThumbnailSpec, stale: CacheHit?) async throws -> PipelineResult {
+    private func run(_ job: Job<PipelineResult>, spec: Variant, stale: CacheHit?) async throws -> PipelineResult {
         metrics.jobsInFlight.increment()
         defer { metrics.jobsInFlight.decrement() }
         let url = job.key.url.value
@@ -143,17 +144,17 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
-    private func process(_ job: Job<PipelineResult>, spec: ThumbnailSpec, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
+    private func process(_ job: Job<PipelineResult>, spec: Variant, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
         try Task.checkCancellation()
-        let request = ThumbnailRequest(size: spec.size, fit: spec.fit, gravity: spec.gravity, trim: spec.trim,
-                                       trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
-                                       decodeHeadroom: settings.decodeHeadroom)
+        let request = spec.request(trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
+                                   decodeHeadroom: settings.decodeHeadroom)
         let (key, cache, metrics, keepOriginals, avifSpeed) = (job.key, cache, metrics, settings.keepOriginals, settings.avifSpeed)
         return try await pool.run(priority: job.priority) { () throws -> PipelineResult in
             let rendered = try Thumbnailer.render(from: source.bytes, request)
-            let encoding = spec.encoding(for: rendered.source, avifSpeed: avifSpeed)
             let start = ContinuousClock.now
-            let bytes = try ImageCodecs.encode(rendered.pixels, encoding)
+            let encoded = try ByteCap.encode(rendered.pixels, spec.encoding(for: rendered.source, avifSpeed: avifSpeed),
+                                             maxBytes: spec.maxBytes)
+            let (bytes, encoding) = (encoded.bytes, encoded.settings)
             metrics.decode.recordNanoseconds(rendered.timings.decode.nanoseconds)
             // Choosing a smart crop's window is part of cropping and resizing.
             metrics.resize.recordNanoseconds((rendered.timings.resize + rendered.timings.crop).nanoseconds)

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ImagePlaceholder
 import ThumbCache
@@ -34,7 +35,7 @@ extension ThumbnailPipeline {
     /// The placeholder of the photo at `url`: from the cached thumbnail `spec` names when it has
     /// one, otherwise made with it (the same coalesced job as `thumbnail`). A thumbnail cached
     /// before thumbd kept photo summaries is made again.
-    public func placeholder(_ key: CacheKey, spec: ThumbnailSpec, priority: WorkPriority) async throws -> Placeholder {
+    public func placeholder(_ key: CacheKey, spec: Variant, priority: WorkPriority) async throws -> Placeholder {
         var result = try await thumbnail(key, spec: spec, priority: priority)
         if result.photo == nil { result = try await make(key, spec: spec, priority: priority, stale: nil) }
         guard let photo = result.photo else {

@@ -1,3 +1,4 @@
+import ThumbVariant
 import ThumbCache
 
 /// Makes one item of a prefetch job. On a single node that is this daemon's own pipeline; in a
@@ -6,7 +7,7 @@ import ThumbCache
 public protocol PrefetchMaker: Sendable {
     /// Makes (or finds) the thumbnail of `url`. Throws `CancellationError` when the job is cancelled,
     /// any other error when the item failed (its code comes from `Prefetcher.code(of:)`).
-    func make(_ url: String, spec: ThumbnailSpec) async throws -> PrefetchOutcome
+    func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome
 }
 
 public enum PrefetchOutcome: Sendable, Equatable {
@@ -40,9 +41,9 @@ public struct PrefetchItemError: Error, Sendable, CustomStringConvertible {
 struct LocalPrefetchMaker: PrefetchMaker {
     let pipeline: ThumbnailPipeline
 
-    func make(_ url: String, spec: ThumbnailSpec) async throws -> PrefetchOutcome {
+    func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome {
         let key: CacheKey
-        do { key = try CacheKey(url: url, variant: spec.variant) } catch {
+        do { key = try CacheKey(url: url, variant: spec.cacheVariant) } catch {
             throw PrefetchItemError(code: "invalid_url", message: error.message)
         }
         if let fresh = pipeline.cache.freshMetadata(key) {

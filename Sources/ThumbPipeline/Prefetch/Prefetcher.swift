@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import ImageCore
 import Logging
@@ -33,7 +34,7 @@ public final class Prefetcher: Sendable {
 
     /// Starts a job and returns its first report at once. Refused when it holds no URL, too many
     /// URLs, or when `maxActiveJobs` are running.
-    public func submit(_ source: Source, spec: ThumbnailSpec) throws(PrefetchRefused) -> PrefetchStatus {
+    public func submit(_ source: Source, spec: Variant) throws(PrefetchRefused) -> PrefetchStatus {
         var initial: [PrefetchItem] = []
         switch source {
         case .urls(let urls): initial = urls.map(PrefetchItem.url)
@@ -94,7 +95,7 @@ public final class Prefetcher: Sendable {
 
     // MARK: Work
 
-    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], spec: ThumbnailSpec) async {
+    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], spec: Variant) async {
         guard case .pageURL(let url, let pages, let includeImages) = source else {
             await make(first, in: job, spec: spec)
             return
@@ -133,7 +134,7 @@ public final class Prefetcher: Sendable {
 
     /// Makes `items` with at most `settings.concurrency` in flight; stops starting new ones as soon
     /// as the job is cancelled.
-    private func make(_ items: [PrefetchItem], in job: PrefetchJob, spec: ThumbnailSpec) async {
+    private func make(_ items: [PrefetchItem], in job: PrefetchJob, spec: Variant) async {
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
             for item in items {
@@ -149,7 +150,7 @@ public final class Prefetcher: Sendable {
         }
     }
 
-    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, spec: ThumbnailSpec) async {
+    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, spec: Variant) async {
         let url: String
         switch item {
         case .missing(let label):

@@ -56,7 +56,7 @@ extension Problem {
     private static func status(of code: ImageError.Code) -> HTTPResponse.Status {
         switch code {
         case .unsupportedFormat: .unsupportedMediaType
-        case .corruptImage, .truncatedImage, .pixelLimitExceeded: .unprocessableContent
+        case .corruptImage, .truncatedImage, .pixelLimitExceeded, .budgetUnreachable: .unprocessableContent
         case .invalidRequest: .badRequest
         case .encodeFailed: .internalServerError
         }

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Foundation
 import Hummingbird
 import ThumbPipeline
@@ -6,7 +7,7 @@ import ThumbPipeline
 ///
 /// The body is one of: `{"urls":[…]}`; a product-list page as the marketplace API sends it
 /// (`{"page_no":1,"pages":[{"thumbnail":…,"images":[{"url":…}]}],"has_next":…}`); or
-/// `{"page_url":"…","pages":N}`. Beside it: `size`, `fit`, `gravity` or `focus`, `trim` (a JSON boolean), `format`, `q` (as for thumbnails) and
+/// `{"page_url":"…","pages":N}`. Beside it: the variant's parameters (`size` as a number or "WxH", `fit`, `bg`, `dpr`, `max_bytes`…, as for thumbnails; `trim` a JSON boolean) and
 /// `include_images` (detail images too, not only thumbnails). With a signing key configured, the
 /// daemon only fetches what signed URLs name, so starting a job then needs the admin token.
 struct PrefetchRoutes: Sendable {
@@ -72,8 +73,9 @@ struct PrefetchRoutes: Sendable {
         return try JSONResponse.make(status)
     }
 
-    /// The variant, validated as `/v1/thumbnail` validates its query.
-    static func spec(_ object: [String: Any], settings: ServerSettings) throws -> ThumbnailSpec {
-        try VariantParameters(json: object).spec(settings: settings)
+    /// The variant, read by the parser `/v1/thumbnail` reads its query with; the body's other
+    /// fields (the URLs, a product-list page's own) are not the variant's.
+    static func spec(_ object: [String: Any], settings: ServerSettings) throws -> Variant {
+        try settings.variant(VariantFields(object: object.filter { VariantParser.isVariantName($0.key) }))
     }
 }

@@ -1,3 +1,4 @@
+import ThumbVariant
 import Synchronization
 import ThumbCache
 import ThumbPipeline
@@ -26,13 +27,13 @@ package final class ThumbnailQueryMemo: Sendable {
         package func key(accept: String?) -> CacheKey {
             guard let webpKey, let avifKey, let accept else { return plainKey }
             // The cheap test first: most requests of a hot thumbnail come from one kind of browser.
-            if accept.contains("avif"), ThumbnailQuery.accepts("image/avif", accept) { return avifKey }
-            if accept.contains("webp"), ThumbnailQuery.accepts("image/webp", accept) { return webpKey }
+            if accept.contains("avif"), Variant.accepts("image/avif", accept) { return avifKey }
+            if accept.contains("webp"), Variant.accepts("image/webp", accept) { return webpKey }
             return plainKey
         }
 
-        package func spec(for key: CacheKey) -> ThumbnailSpec {
-            query.spec(accept: key == avifKey ? "image/avif" : key == webpKey ? "image/webp" : nil)
+        package func spec(for key: CacheKey) -> Variant {
+            query.variant.negotiated(accept: key == avifKey ? "image/avif" : key == webpKey ? "image/webp" : nil)
         }
     }
 
@@ -57,11 +58,10 @@ package final class ThumbnailQueryMemo: Sendable {
         let raw = rawQuery ?? ""
         if let known = table.withLock({ $0[raw] }) { return (known, true) }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
-        let plain = query.spec(accept: nil)
         let negotiated = { (type: String) in
-            query.format == .auto ? CacheKey(url: query.url, variant: query.spec(accept: type).variant) : nil
+            query.variant.format == .auto ? CacheKey(url: query.url, variant: query.variant.negotiated(accept: type).cacheVariant) : nil
         }
-        let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: plain.variant),
+        let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: query.variant.cacheVariant),
                             avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"))
         return (parsed, false)
     }

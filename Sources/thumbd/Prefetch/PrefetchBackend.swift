@@ -1,3 +1,4 @@
+import ThumbVariant
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -23,7 +24,7 @@ struct PrefetchJobRequest: Sendable {
     var source: Prefetcher.Source
     /// The page file's JSON text, sent as it is to a daemon.
     var pageJSON: Data?
-    var spec: ThumbnailSpec
+    var spec: Variant
     var includeImages: Bool
 
     /// The body of `POST /v1/prefetch`.
@@ -35,18 +36,8 @@ struct PrefetchJobRequest: Sendable {
         case .page:
             object = (try pageJSON.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }) ?? [:]
         }
-        if let preset = spec.preset {
-            // By name: a daemon with server.only_presets takes nothing else.
-            object["preset"] = preset
-        } else {
-            object["size"] = spec.size
-            object["fit"] = spec.fit.rawValue
-            let gravity = spec.gravity.queryParameter
-            object[gravity.name] = gravity.value
-            if spec.trim { object["trim"] = true }
-            object["format"] = spec.format.rawValue
-            object["q"] = spec.quality
-        }
+        // As a query writes them (a preset by name: a daemon with server.only_presets takes nothing else).
+        for (name, value) in spec.parameters { object[name] = value }
         object["include_images"] = includeImages
         return try JSONSerialization.data(withJSONObject: object)
     }

@@ -1,3 +1,4 @@
+import ThumbVariant
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -34,22 +35,15 @@ struct PrefetchCommand: AsyncParsableCommand {
     var pageURL: String?
     @Option(help: "With --page-url: how many pages at most (default 1).") var pages: Int = 1
     @Flag(name: .customLong("include-images"), help: "Detail images too, not only each product's thumbnail.") var includeImages = false
-    @Option(help: "Thumbnail size (default: thumbnail.size, 200).") var size: Int?
     @Option(help: ArgumentHelp("A configured preset (presets: in the YAML file): its whole variant, instead of the options below.", valueName: "NAME")) var preset: String?
-    @Option(help: "cover or contain (default cover).") var fit: Fit?
-    @Option(help: "Where a cover crop is taken from: center or smart (default: thumbnail.gravity, smart).") var gravity: Gravity?
-    @Option(help: ArgumentHelp("Centre a cover crop on this point (fractions of the upright photo), instead of --gravity.", valueName: "X,Y")) var focus: FocusPoint?
-    @Flag(help: "Take off a uniform border before cropping or fitting.") var trim = false
-    @Option(help: "auto, jpeg, png or webp (default auto).") var format: ThumbnailSpec.Format?
-    @Option(name: .customLong("q"), help: "Quality 1...100 (default: thumbnail.quality, 82).") var quality: Int?
+    @OptionGroup(title: "The variant (as the API's query parameters)") var variantOptions: VariantOptions
+    @Option(help: ArgumentHelp("auto, jpeg, png, webp or avif (default auto).", valueName: "FORMAT")) var format: String?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
 
     func validate() throws {
         let sources = (urls.isEmpty ? 0 : 1) + (page == nil ? 0 : 1) + (pageURL == nil ? 0 : 1)
         guard sources == 1 else { throw ValidationError("give URLs, or --page FILE, or --page-url URL (exactly one of them)") }
-        if let size, !(1...4096).contains(size) { throw ValidationError("--size must be between 1 and 4096") }
-        if let quality, !(1...100).contains(quality) { throw ValidationError("--q must be between 1 and 100") }
         guard (1...10_000).contains(pages) else { throw ValidationError("--pages must be between 1 and 10000") }
     }
 
@@ -59,17 +53,9 @@ struct PrefetchCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         let settings = loaded.daemon
-        let spec: ThumbnailSpec
-        if let preset {
-            spec = try presetSpec(preset, settings: settings.server, given: [
-                option("--size", size), option("--fit", fit), option("--gravity", gravity), option("--focus", focus),
-                trim ? "--trim" : nil, option("--format", format), option("--q", quality),
-            ])
-        } else {
-            spec = ThumbnailSpec(size: size ?? settings.server.defaultSize, fit: fit ?? .cover,
-                                 gravity: try chosenGravity(gravity, focus: focus) ?? settings.server.defaultGravity, trim: trim,
-                                 format: format ?? .auto, quality: quality ?? settings.server.defaultQuality)
-        }
+        var defaults = settings.server.variants
+        defaults.onlyPresets = false  // a daemon that takes only presets says so itself
+        let spec = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
         let job = try makeJob(spec: spec)
 
         let backend: any PrefetchBackend
@@ -93,7 +79,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeJob(spec: ThumbnailSpec) throws -> PrefetchJobRequest {
+    private func makeJob(spec: Variant) throws -> PrefetchJobRequest {
         if let page {
             guard let data = FileManager.default.contents(atPath: page) else { throw ValidationError("cannot read \(page)") }
             let parsed: ProductListPage
@@ -165,4 +151,4 @@ final class Interrupt: @unchecked Sendable {
     }
 }
 
-extension ThumbnailSpec.Format: ExpressibleByArgument {}
+extension Variant.Format: ExpressibleByArgument {}
