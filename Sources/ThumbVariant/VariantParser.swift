@@ -67,7 +67,7 @@ public enum VariantParser {
         let focusText = try given["focus"].map { value throws(VariantError) in try text("focus", value) }
         if fit == .pad, gravityText != nil || focusText != nil {
             throw VariantError(.invalidParameter(gravityText != nil ? "gravity" : "focus"),
-                               "fit=pad keeps the whole photo, centred: a gravity or focus applies to fit=cover only")
+                               "\(gravityText != nil ? "gravity" : "focus") applies to fit=cover only: fit=pad keeps the whole photo, centred")
         }
         let gravity: Gravity
         do { gravity = try Gravity.requested(gravity: gravityText, focus: focusText) ?? defaults.gravity } catch {

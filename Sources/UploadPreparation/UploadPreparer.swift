@@ -131,12 +131,12 @@ public enum UploadPreparer {
         return prepared
     }
 
-    /// Right format, within the budget and the side cap, upright, square when asked, one frame.
+    /// Right format, within the budget and the side cap (or exactly the shape), upright, square when asked, one frame.
     static func meetsEveryRuleButMetadata(_ info: ImageInfo, byteCount: Int, settings: UploadSettings) -> Bool {
         info.format == settings.format.imageFormat && !info.isAnimated && info.orientation == .up
             && byteCount <= settings.budgetBytes
-            && max(info.width, info.height) <= settings.maxSide
-            && (!settings.square || info.width == info.height)
+            && (settings.shape.map { $0.isMet(byWidth: info.width, height: info.height) }
+                ?? (max(info.width, info.height) <= settings.maxSide && (!settings.square || info.width == info.height)))
     }
 
     /// A handed-on image is still decoded once (at 1/8 scale: every coefficient is still read), so
@@ -146,8 +146,12 @@ public enum UploadPreparer {
     }
 
     /// The thumbnail that is the upright, capped image: a centred square (`cover`) or the whole
-    /// picture (`contain`), never enlarged.
+    /// picture (`contain`), never enlarged; or exactly the shape's box when one is asked for.
     public static func renderRequest(for info: ImageInfo, settings: UploadSettings) -> ThumbnailRequest {
+        if let shape = settings.shape {
+            return ThumbnailRequest(width: shape.width, height: shape.height, fit: shape.fit, gravity: settings.gravity,
+                                    background: shape.background, limits: settings.limits)
+        }
         let upright = info.orientation.uprightSize(width: info.width, height: info.height)
         let size = settings.square
             ? min(settings.maxSide, upright.width, upright.height)

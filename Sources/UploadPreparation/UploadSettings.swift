@@ -20,6 +20,8 @@ public struct UploadSettings: Sendable, Equatable {
     /// …taken from here (the configuration's `thumbnail.gravity`, smart as shipped, unless a
     /// request or flag says otherwise; centre without a configuration).
     public var gravity: Gravity = .center
+    /// An exact box instead of `maxSide` and `square` (`--size WxH --fit cover|contain|pad`).
+    public var shape: UploadShape?
     public var format: OutputFormat = .jpeg
     /// The quality search starts here (it is the quality of an image that fits at once)…
     public var qualityCeiling = 92
@@ -58,5 +60,14 @@ public struct UploadSettings: Sendable, Equatable {
             throw invalid("qualities must satisfy 1 <= floor (\(qualityFloor)) <= ceiling (\(qualityCeiling)) <= 100")
         }
         guard maxImageBytes > 0 else { throw invalid("the largest accepted original must be positive") }
+        if let shape {
+            guard !square else { throw invalid("give a square or a size, not both: a size is the whole box (size 1200 is a square)") }
+            guard Self.sideRange.contains(shape.width), Self.sideRange.contains(shape.height) else {
+                throw invalid("size must be \(Self.sideRange.lowerBound)...\(Self.sideRange.upperBound) pixels each side, not \(shape.width)x\(shape.height)")
+            }
+            guard shape.background != .transparent || format == .webp else {
+                throw invalid("a transparent background needs the webp format: JPEG has no alpha")
+            }
+        }
     }
 }

@@ -82,8 +82,8 @@ struct VariantOptions: ParsableArguments {
     /// start, and the list in "give preset or size, fit, not both".
     static func usage(_ error: VariantError) -> String {
         var message = error.message
-        if let name = VariantParser.names.first(where: { message.hasPrefix($0 + " ") }) {
-            message = flag(name) + message.dropFirst(name.count)
+        if let name = VariantParser.names.first(where: { message.hasPrefix($0 + " ") || message.hasPrefix($0 + "=") }) {
+            message = flag(name) + " " + message.dropFirst(name.count + 1)
         }
         if let give = message.range(of: "give "), let end = message.range(of: ", not both", range: give.upperBound..<message.endIndex) {
             let list = message[give.upperBound..<end.lowerBound].components(separatedBy: ", ").map { part in

@@ -1,3 +1,4 @@
+import ThumbVariant
 import ByteUnits
 import Foundation
 import HTTPTypes
@@ -26,7 +27,7 @@ final class UploadRoutes: Sendable {
     let retryAfter: Int
     private let running = Mutex(0)
 
-    static let known: Set<String> = ["square", "gravity", "focus", "budget", "max_side", "format", "pass_through", "response"]
+    static let known: Set<String> = ["square", "gravity", "focus", "size", "fit", "bg", "budget", "max_side", "format", "pass_through", "response"]
 
     init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, metrics: UploadMetrics, retryAfter: Int) {
         self.metrics = metrics
@@ -113,6 +114,11 @@ final class UploadRoutes: Sendable {
         do {
             if let gravity = try Gravity.requested(gravity: query["gravity"], focus: query["focus"]) { rules.gravity = gravity }
         } catch { throw Problem.badParameter(error.message) }
+        do {
+            if let box = try VariantParser.uploadBox(VariantFields(query: query.pairs), maxSide: UploadSettings.sideRange.upperBound) {
+                rules.shape = UploadShape(width: box.width, height: box.height, fit: box.fit, background: box.background ?? .white)
+            }
+        } catch { throw Problem(error) }
         if let text = query["pass_through"] { rules.passThrough = try QueryParameters.flag("pass_through", text) }
         if let text = query["budget"] {
             guard let bytes = ByteSize.parse(text), bytes > 0 else {

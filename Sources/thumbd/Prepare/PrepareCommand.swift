@@ -3,6 +3,7 @@ import ByteUnits
 import ConsoleText
 import Foundation
 import ThumbPipeline
+import ThumbVariant
 import Thumbnailer
 import ThumbdConfig
 import UploadForms
@@ -34,6 +35,7 @@ struct PrepareCommand: AsyncParsableCommand {
             Examples:
               thumbd prepare IMG_01.jpg IMG_02.jpg --out ready
               thumbd prepare shots/*.jpg --out ready --square --budget 200KiB --format webp
+              thumbd prepare shots/*.jpg --out ready --size 1200x1200 --fit pad --background ffffff
               thumbd prepare *.jpg --out ready --multipart body.bin --params product.json --quiet
                 (prints only `Content-Type: multipart/form-data; boundary=…`, for curl -H)
 
@@ -57,6 +59,15 @@ struct PrepareCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Centre the --square crop on this point of the upright photo (fractions of its width and height: 0.5,0.3), instead of --gravity.", valueName: "X,Y"))
     var focus: FocusPoint?
+
+    @Option(help: ArgumentHelp("An exact box for every photo instead of --max-side: N (a square) or WxH, as for thumbnails.", valueName: "N|WxH"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("With --size: cover (fill the box, cropping from --gravity; the default), contain (inside it) or pad (inside it, the rest --background).", valueName: "cover|contain|pad"))
+    var fit: String?
+
+    @Option(help: ArgumentHelp("With --fit pad: the bands' colour RRGGBB (default ffffff), auto (the photo's edge colour), blur, or transparent (webp only).", valueName: "RRGGBB|auto|blur|transparent"))
+    var background: String?
 
     @Option(help: "Largest size of each prepared image: bytes, or with a unit (300KiB, 0.5MiB, 300KB). Default 300KiB.")
     var budget: String?
@@ -146,6 +157,17 @@ struct PrepareCommand: AsyncParsableCommand {
         }
         if square { rules.square = true }
         if let gravity = try chosenGravity(gravity, focus: focus) { rules.gravity = gravity }
+        var boxFields = VariantFields()
+        boxFields.append("size", text: size)
+        boxFields.append("fit", text: fit)
+        boxFields.append("bg", text: background)
+        boxFields.append("gravity", text: gravity?.description)
+        boxFields.append("focus", text: focus?.description)
+        do {
+            if let box = try VariantParser.uploadBox(boxFields, maxSide: UploadSettings.sideRange.upperBound) {
+                rules.shape = UploadShape(width: box.width, height: box.height, fit: box.fit, background: box.background ?? .white)
+            }
+        } catch { throw ValidationError(VariantOptions.usage(error)) }
         if let budget { rules.budgetBytes = ByteSize.parse(budget) ?? rules.budgetBytes }
         if let maxSide {
             rules.maxSide = maxSide

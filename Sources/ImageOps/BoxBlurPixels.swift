@@ -1,9 +1,9 @@
 import ImageCore
 
-/// A box blur, run a few times over an opaque image: three passes of a box of radius r weigh the
-/// neighbours nearly as a Gaussian of sigma sqrt(r (r + 1)) does, at the cost of running sums
-/// (a few additions per pixel whatever the radius) instead of a kernel as wide as the blur.
-enum BoxBlur {
+/// The box blur on pixels, run a few times over an opaque image: three passes of a box of radius r
+/// weigh the neighbours nearly as a Gaussian of sigma sqrt(r (r + 1)) does, at the cost of running
+/// sums (a few additions per pixel whatever the radius) instead of a kernel as wide as the blur.
+extension BoxBlur {
     /// Blurs R, G and B of `image` in place (alpha is left as it is: the caller flattens first).
     /// Pixels past an edge repeat the edge pixel, so the edges keep their own colour.
     static func blur(_ image: inout PixelBuffer, radius: Int, passes: Int = 3) {
