@@ -55,6 +55,12 @@ public final class ThumbnailPipeline: Sendable {
         return try await make(key, spec: spec, priority: priority, stale: stale)
     }
 
+    /// What the cache can answer for `key` at once, with no job (the hit path, which answers on the
+    /// connection's event loop): a memory or disk hit, or a disk file to send as it is.
+    public func servable(_ key: CacheKey, readingUpTo: Int) -> TwoTierCache.Servable? {
+        cache.servable(key, readingUpTo: readingUpTo)
+    }
+
     /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
     public func make(_ key: CacheKey, spec: Variant, priority: WorkPriority, stale: CacheHit?) async throws -> PipelineResult {
         try await jobs.run(key, priority: priority) { [self] job in try await run(job, spec: spec, stale: stale) }

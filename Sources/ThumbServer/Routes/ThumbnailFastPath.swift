@@ -45,6 +45,11 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         self.observe = observe
     }
 
+    /// The text after a URI's `?` (nil without one).
+    static func query(of uri: String) -> String? {
+        uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
@@ -53,7 +58,8 @@ final class ThumbnailFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             // A draining node ends each connection after its answer, so nothing new is sent on it.
             let keepAlive = request.isKeepAlive && !readiness.isDraining
             if passedOn == 0, request.method == .GET, request.uri.hasPrefix("/v1/thumbnail?"),
-               let hit = route.freshHit(uri: request.uri, headers: request.headers, version: request.version,
+               let hit = route.freshHit(query: Self.query(of: request.uri), accept: request.headers.first(name: "accept"),
+                                        ifNoneMatch: request.headers.first(name: "if-none-match"), version: request.version,
                                         keepAlive: keepAlive) {
                 swallowingBody = true
                 context.write(wrapOutboundOut(.head(hit.head)), promise: nil)

@@ -7,8 +7,8 @@ import ThumbCache
 import ThumbFleet
 import ThumbPipeline
 
-/// `GET /v1/thumbnail`: a fresh cache hit is answered on the spot; anything else joins the job
-/// that makes it, and leaves it if the client disconnects first.
+/// `GET /v1/thumbnail`: the route asks the pipeline for the thumbnail (`ThumbnailPipeline.thumbnail`:
+/// a fresh hit, or the job that makes it, left if the client disconnects first) and writes the answer.
 ///
 /// Fresh hits usually never get here: `ThumbnailFastPath` answers them inside the connection's
 /// NIO pipeline. This route serves what the fast path passes on (misses, stale entries, errors,
@@ -32,30 +32,23 @@ struct ThumbnailRoute: Sendable {
     func handle(_ request: Request, context: ThumbdRequestContext) async throws -> Response {
         let parsed = try queries.parse(request.uri.query)
         let key = parsed.key(accept: request.headers[.accept])
-        let hit = pipeline.cache.get(key)
+        // A client that goes away cancels this wait (and the job, if no one else waits for it).
+        let wait = await ClientWait(request, context: context)
         let result: PipelineResult
-        var closesConnection = false
-        if let hit, !hit.isStale {
-            result = PipelineResult(hit)
-        } else {
-            // A client that goes away cancels this wait (and the job, if no one else waits for it).
-            let wait = await ClientWait(request, context: context)
-            closesConnection = wait.closesConnection
-            do {
-                let (pipeline, spec, priority) = (pipeline, parsed.spec(for: key), Self.priority(of: request))
-                result = try await wait.run { try await pipeline.make(key, spec: spec, priority: priority, stale: hit) }
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                var problem = Problem.from(error, retryAfter: settings.retryAfterSeconds)
-                problem.closesConnection = closesConnection
-                throw problem
-            }
+        do {
+            let (pipeline, spec, priority) = (pipeline, parsed.spec(for: key), Self.priority(of: request))
+            result = try await wait.run { try await pipeline.thumbnail(key, spec: spec, priority: priority) }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            var problem = Problem.from(error, retryAfter: settings.retryAfterSeconds)
+            problem.closesConnection = wait.closesConnection
+            throw problem
         }
         metrics.served(result.source)
         var (status, headers) = head(result, ifNoneMatch: request.headers[.ifNoneMatch], variesByAccept: parsed.variesByAccept)
         // Saying so keeps clients from sending their next request on a connection about to close.
-        if closesConnection { headers[.connection] = "close" }
+        if wait.closesConnection { headers[.connection] = "close" }
         guard status == .ok else { return Response(status: status, headers: headers) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
     }
@@ -67,18 +60,9 @@ struct ThumbnailRoute: Sendable {
     }
 
     /// A fresh cache hit as ready NIO response parts, or nil when the request needs the full route
-    /// (a miss, a stale entry, a bad parameter: the route makes the error document).
-    func freshHit(uri: String, headers: HTTPHeaders, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
-        freshHit(uri: uri, accept: headers.first(name: "accept"), ifNoneMatch: headers.first(name: "if-none-match"),
-                 version: version, keepAlive: keepAlive)
-    }
-
-    func freshHit(uri: String, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
-        let query = uri.firstIndex(of: "?").map { String(uri[uri.index(after: $0)...]) }
-        return freshHit(query: query, accept: accept, ifNoneMatch: ifNoneMatch, version: version, keepAlive: keepAlive)
-    }
-
-    /// The same from the query alone (the raw path has it without the path before it).
+    /// (a miss, a stale entry, a bad parameter: the route makes the error document). The one
+    /// answerer of fresh hits, for the raw path and NIO's parsed path alike: each passes the
+    /// query it has (the text after `?`).
     func freshHit(query: String?, accept: String?, ifNoneMatch: String?, version: HTTPVersion, keepAlive: Bool) -> FastHit? {
         guard let (parsed, remembered) = try? queries.lookUp(query) else { return nil }
         let hit = freshHit(parsed, accept: accept, ifNoneMatch: ifNoneMatch, version: version, keepAlive: keepAlive)
@@ -91,7 +75,7 @@ struct ThumbnailRoute: Sendable {
         let key = parsed.key(accept: accept)
         let (second, date) = HTTPDate.current
         let hit: CacheHit
-        switch pipeline.cache.servable(key, readingUpTo: Self.sentUnreadFrom - 1) {
+        switch pipeline.servable(key, readingUpTo: Self.sentUnreadFrom - 1) {
         case nil:
             return nil
         case .file(let file)?:
