@@ -266,7 +266,7 @@ let package = Package(
         ),
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
-        .testTarget(name: "ThumbVariantTests", dependencies: ["ThumbVariant", "ThumbCache", "Thumbnailer", "ImageCore"]),
+        .testTarget(name: "ThumbVariantTests", dependencies: ["TestSupport", "ThumbVariant", "ThumbCache", "Thumbnailer", "ImageCore"]),
         .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
         .testTarget(

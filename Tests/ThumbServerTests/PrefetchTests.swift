@@ -62,7 +62,7 @@ struct PrefetchTests {
         #expect(Set(placeholders.map(\.url)) == Set((0..<100).map { origin.url("/p\($0).jpg") }))
         #expect(placeholders.allSatisfy { $0.width == 640 && $0.height == 480 && $0.thumbhash != nil })
         for index in 0..<100 {
-            let key = try CacheKey(url: origin.url("/p\(index).jpg"), variant: Variant(size: 96).cacheVariant)
+            let key = try CacheKey(url: origin.url("/p\(index).jpg"), variant: Variant(size: 96, gravity: .smart).cacheVariant)
             #expect(daemon.cache.get(key) != nil)
         }
         #expect(origin.totalRequests == 100, "thumbnails only: detail images are not fetched unless asked")
