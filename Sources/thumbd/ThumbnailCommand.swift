@@ -28,7 +28,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
               thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
                 {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
 
-            The variant's options are the API's query parameters (docs: "The variant"): --size N or WxH,
+            The variant's options are the API's query parameters (docs/variant.md): --size N or WxH,
             --fit cover|contain|pad, --background for pad's bands, --dpr, --max-bytes, --quality.
 
             Gravity: a cover crop keeps the window of the box's shape that holds the most of what stands out in

@@ -3,11 +3,9 @@ import ArgumentParser
 import ThumbVariant
 import Thumbnailer
 
-/// The variant's options, shared by `thumbd thumbnail` and `thumbd prefetch`: each is the query
-/// parameter of the same name (`--background` is `bg`, `--max-bytes` is `max_bytes`), read by the
-/// one parser the daemon reads queries with, so a value is accepted or refused alike everywhere.
-struct VariantOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The box: N for an N x N square, or WxH (300x400). Default: thumbnail.size, 200.", valueName: "N|WxH"))
+/// The box and how a photo fills it: `thumbd thumbnail`, `prefetch` and `prepare` alike.
+struct BoxOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The box: N for an N x N square, or WxH (300x400).", valueName: "N|WxH"))
     var size: String?
 
     @Option(help: ArgumentHelp("""
@@ -15,6 +13,28 @@ struct VariantOptions: ParsableArguments {
         inside the box. pad: the whole photo, centred on a box-sized canvas of --background.
         """, valueName: "cover|contain|pad"))
     var fit: String?
+
+    @Option(help: ArgumentHelp("""
+        With --fit pad: the bands' colour RRGGBB (default ffffff), auto (the photo's own edge colour), blur (a blurred \
+        copy of the photo) or transparent (formats with alpha).
+        """, valueName: "RRGGBB|auto|blur|transparent"))
+    var background: String?
+
+    /// Each option given, under its parameter's name.
+    var fields: VariantFields {
+        var fields = VariantFields()
+        fields.append("size", text: size)
+        fields.append("fit", text: fit)
+        fields.append("bg", text: background)
+        return fields
+    }
+}
+
+/// The variant's options, shared by `thumbd thumbnail` and `thumbd prefetch`: each is the query
+/// parameter of the same name (`--background` is `bg`, `--max-bytes` is `max_bytes`), read by the
+/// one parser the daemon reads queries with, so a value is accepted or refused alike everywhere.
+struct VariantOptions: ParsableArguments {
+    @OptionGroup var box: BoxOptions
 
     @Option(help: ArgumentHelp("Where a cover crop is taken from: smart (what stands out, the default) or center.", valueName: "smart|center"))
     var gravity: String?
@@ -24,12 +44,6 @@ struct VariantOptions: ParsableArguments {
 
     @Flag(help: "Take off a uniform border (its colour read from the corners) before cropping or fitting.")
     var trim = false
-
-    @Option(help: ArgumentHelp("""
-        With --fit pad: the bands' colour RRGGBB (default ffffff), auto (the photo's own edge colour), blur (a blurred \
-        copy of the photo) or transparent (PNG, WebP and AVIF).
-        """, valueName: "RRGGBB|auto|blur|transparent"))
-    var background: String?
 
     @Option(help: ArgumentHelp("Device pixel ratio, 1 to 4: the box in pixels is the size times it (capped by the size limit).", valueName: "RATIO"))
     var dpr: String?
@@ -45,13 +59,10 @@ struct VariantOptions: ParsableArguments {
 
     /// Each option given, under its parameter's name.
     var fields: VariantFields {
-        var fields = VariantFields()
-        fields.append("size", text: size)
-        fields.append("fit", text: fit)
+        var fields = box.fields
         fields.append("gravity", text: gravity)
         fields.append("focus", text: focus)
         if trim { fields.append("trim", .flag(true)) }
-        fields.append("bg", text: background)
         fields.append("dpr", text: dpr)
         fields.append("max_bytes", text: maxBytes)
         fields.append("q", text: quality)

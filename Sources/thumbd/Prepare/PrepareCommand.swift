@@ -60,14 +60,8 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Centre the --square crop on this point of the upright photo (fractions of its width and height: 0.5,0.3), instead of --gravity.", valueName: "X,Y"))
     var focus: FocusPoint?
 
-    @Option(help: ArgumentHelp("An exact box for every photo instead of --max-side: N (a square) or WxH, as for thumbnails.", valueName: "N|WxH"))
-    var size: String?
-
-    @Option(help: ArgumentHelp("With --size: cover (fill the box, cropping from --gravity; the default), contain (inside it) or pad (inside it, the rest --background).", valueName: "cover|contain|pad"))
-    var fit: String?
-
-    @Option(help: ArgumentHelp("With --fit pad: the bands' colour RRGGBB (default ffffff), auto (the photo's edge colour), blur, or transparent (webp only).", valueName: "RRGGBB|auto|blur|transparent"))
-    var background: String?
+    @OptionGroup(title: "An exact box for every photo, instead of --max-side (as for thumbnails)")
+    var box: BoxOptions
 
     @Option(help: "Largest size of each prepared image: bytes, or with a unit (300KiB, 0.5MiB, 300KB). Default 300KiB.")
     var budget: String?
@@ -157,10 +151,7 @@ struct PrepareCommand: AsyncParsableCommand {
         }
         if square { rules.square = true }
         if let gravity = try chosenGravity(gravity, focus: focus) { rules.gravity = gravity }
-        var boxFields = VariantFields()
-        boxFields.append("size", text: size)
-        boxFields.append("fit", text: fit)
-        boxFields.append("bg", text: background)
+        var boxFields = box.fields
         boxFields.append("gravity", text: gravity?.description)
         boxFields.append("focus", text: focus?.description)
         do {
