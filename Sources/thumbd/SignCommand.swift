@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ThumbServer
+import ThumbVariant
 import ThumbdConfig
 
 struct SignCommand: AsyncParsableCommand {
@@ -11,6 +12,7 @@ struct SignCommand: AsyncParsableCommand {
             The key comes from --key, else from the configuration (server.signing_key or THUMBD_SIGNING_KEY).
             Example:
               thumbd sign https://example.com/photo.jpg --size 200 --key "$KEY"
+              thumbd sign https://example.com/photo.jpg --size 300x400 --fit pad --background blur --key "$KEY"
             """
     )
 
@@ -18,13 +20,8 @@ struct SignCommand: AsyncParsableCommand {
     var url: String
 
     @Option(help: ArgumentHelp("A configured preset instead of the variant options.", valueName: "NAME")) var preset: String?
-    @Option(help: "Box size in pixels.") var size: Int?
-    @Option(help: "cover or contain.") var fit: String?
-    @Option(help: "center or smart (default: the daemon's thumbnail.gravity).") var gravity: String?
-    @Option(help: ArgumentHelp("A focus point instead of gravity: fractions of the upright photo.", valueName: "X,Y")) var focus: String?
-    @Flag(help: "Take off a uniform border first.") var trim = false
-    @Option(help: "auto, jpeg, png or webp.") var format: String?
-    @Option(name: .customLong("q"), help: "Quality 1...100.") var quality: Int?
+    @OptionGroup(title: "The variant (as the API's query parameters)") var variantOptions: VariantOptions
+    @Option(help: ArgumentHelp("auto, jpeg, png, webp or avif.", valueName: "FORMAT")) var format: String?
     @Option(help: "The signing key (default: the configuration's).") var key: String?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Option(help: "The daemon's base URL (default: from server.listen).") var base: String?
@@ -34,15 +31,20 @@ struct SignCommand: AsyncParsableCommand {
         guard let signingKey = key ?? loaded.daemon.server.signingKey else {
             throw ValidationError("no signing key: pass --key, or set server.signing_key / THUMBD_SIGNING_KEY")
         }
-        var parameters = [("url", url)]
-        if let preset { parameters.append(("preset", preset)) }
-        if let size { parameters.append(("size", String(size))) }
-        if let fit { parameters.append(("fit", fit)) }
-        if let gravity { parameters.append(("gravity", gravity)) }
-        if let focus { parameters.append(("focus", focus)) }
-        if trim { parameters.append(("trim", "1")) }
-        if let format { parameters.append(("format", format)) }
-        if let quality { parameters.append(("q", String(quality))) }
+        // Checked as the daemon will read it, so no URL is signed that it would refuse.
+        _ = try variantOptions.variant(format: format, preset: preset, defaults: loaded.daemon.server.variants)
+        var given = variantOptions.fields
+        given.append("format", text: format)
+        given.append("preset", text: preset)
+        // As given (not the canonical spelling): the URL says what its author asked for.
+        let parameters = [("url", url)] + given.pairs.map { pair in
+            switch pair.value {
+            case .text(let text): (pair.name, text)
+            case .flag(let flag): (pair.name, flag ? "1" : "0")
+            case .number(let number): (pair.name, String(number))
+            case .other(let text): (pair.name, text)
+            }
+        }
         let server = loaded.daemon.server
         let origin = base ?? "http://\(server.listenDescription)"
         print("\(origin)/v1/thumbnail?\(URLSigner(key: signingKey).signedQuery(parameters))")

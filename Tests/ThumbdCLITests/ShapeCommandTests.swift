@@ -81,4 +81,12 @@ struct ShapeCommandTests {
         let refused = try CLI.run(["prepare", input, "--out", out.path, "--fit", "pad"])
         #expect(refused.status == 2 && refused.stderrText.contains("--size"), "\(refused.stderrText)")
     }
+
+    @Test func signChecksTheVariantBeforeSigningIt() throws {
+        let signed = try CLI.run(["sign", "https://img.example/p.jpg", "--size", "300x400", "--fit", "pad", "--background", "blur", "--key", "k"])
+        #expect(signed.status == 0 && signed.stdoutText.contains("size=300x400") && signed.stdoutText.contains("bg=blur")
+                && signed.stdoutText.contains("&sig="), "\(signed.stdoutText) \(signed.stderrText)")
+        let refused = try CLI.run(["sign", "https://img.example/p.jpg", "--size", "300x", "--key", "k"])
+        #expect(refused.status == 2 && refused.stderrText.contains("--size") && refused.stdoutText.isEmpty)
+    }
 }
