@@ -200,7 +200,7 @@ struct InspectorAPI: Sendable {
         }
         let url: NormalizedURL
         do { url = try NormalizedURL(urlText) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
-        guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
+        guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82 or 300x400/pad/jpeg/q82/bg=ffffff (docs/variant.md)") }
         guard let disk = cache.disk else { throw Problem.notFound("the disk tier is off, so no files are kept") }
         let key = CacheKey(url: url, variant: variant)
         let found = try await CacheQueries.run { () throws(CacheError) in try disk.read(key, .bytes, countingHit: false) }

@@ -66,7 +66,7 @@ struct CacheRoutes: Sendable {
             let url: NormalizedURL
             do { url = try NormalizedURL(text) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
             if let variantText = query["variant"] {
-                guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82") }
+                guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82 or 300x400/pad/jpeg/q82/bg=ffffff (docs/variant.md)") }
                 scope = .entry(CacheKey(url: url, variant: variant))
             } else {
                 scope = .url(url)

@@ -21,10 +21,10 @@ struct CachePathCommand: AsyncParsableCommand {
     @Argument(help: "The image URL.")
     var url: String
 
-    @Option(help: "Only variants of these sizes (repeat for several).")
-    var size: [Int] = []
+    @Option(help: ArgumentHelp("Only variants of these sizes, N or WxH (repeat for several).", valueName: "N|WxH"))
+    var size: [String] = []
 
-    @Option(help: "Only this fit: cover or contain.")
+    @Option(help: "Only this fit: cover, contain or pad.")
     var fit: String?
 
     @Option(help: "Only this format: jpeg, png or webp.")
@@ -61,6 +61,16 @@ struct CachePathCommand: AsyncParsableCommand {
         }
     }
 
+    /// `text` (`200`, `300x400`, `300x300`) names the variant's box.
+    static func sameSize(_ text: String, _ variant: CacheVariant) -> Bool {
+        let sides = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        return switch sides.count {
+        case 1: sides[0] == variant.size && variant.height == variant.size
+        case 2: sides[0] == variant.size && sides[1] == variant.height
+        default: false
+        }
+    }
+
     mutating func run() async throws {
         try await options.loadConfiguration()
         let normalized = try normalizedURL(url)
@@ -69,7 +79,7 @@ struct CachePathCommand: AsyncParsableCommand {
             defer { cache.close() }
             let matching = try cache.variants(of: normalized).filter { e in
                 (original ? e.isOriginal : !e.isOriginal)
-                    && (size.isEmpty || size.contains(e.variant.size))
+                    && (size.isEmpty || size.contains { Self.sameSize($0, e.variant) })
                     && (fit.map { $0.lowercased() == e.variant.fit } ?? true)
                     && (format.map { $0.lowercased() == e.variant.format || ($0.lowercased() == "jpg" && e.variant.format == "jpeg") } ?? true)
                     && (gravity.map { $0.matches(e.variant.gravity) } ?? true)
