@@ -39,7 +39,7 @@ public enum PadCanvas {
             canvas.pixels.withUnsafeMutableBufferPointer { target in
                 for row in 0..<photo.height {
                     let from = row * rowBytes, to = (top + row) * canvasRowBytes + left * PixelBuffer.bytesPerPixel
-                    for i in 0..<rowBytes { target[to + i] = source[from + i] }
+                    (target.baseAddress! + to).update(from: source.baseAddress! + from, count: rowBytes)
                 }
             }
         }

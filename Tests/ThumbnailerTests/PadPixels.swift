@@ -50,6 +50,13 @@ enum PadPixels {
         max(abs(a.r - b.r), abs(a.g - b.g), abs(a.b - b.b))
     }
 
+    /// How many pixels of two images of one size differ (in any channel, alpha too): a count for
+    /// messages, where comparing the buffers would print every byte of both.
+    static func differingPixels(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
+        precondition(a.width == b.width && a.height == b.height, "the images differ in size")
+        return stride(from: 0, to: a.pixels.count, by: 4).count { i in (0..<4).contains { a.pixels[i + $0] != b.pixels[i + $0] } }
+    }
+
     /// The variance of the Rec.601 luma of `pixels`.
     static func lumaVariance(_ pixels: [Pixel]) -> Double {
         let luma = pixels.map { 0.299 * Double($0.r) + 0.587 * Double($0.g) + 0.114 * Double($0.b) }
