@@ -250,7 +250,7 @@ let package = Package(
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
                                                                    .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"],
                     exclude: ["Scripts"]),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "ChildProcess", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
         // A real HTTP(S) origin on 127.0.0.1 with latency and faults, for the download and server tests;
         // its certificates are made at run time with the openssl command (ChildProcess).
         .target(

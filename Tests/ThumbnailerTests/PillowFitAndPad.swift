@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ImageCodecs
 import ImageCore
@@ -16,8 +17,7 @@ enum PillowFitAndPad {
     struct Job: Codable {
         var source: String
         var operation: String
-        var width: Int
-        var height: Int
+        var width: Int, height: Int
         var color: [Int] = [0, 0, 0]
         var output: String = ""
     }
@@ -74,21 +74,8 @@ enum PillowFitAndPad {
     /// python3 with `arguments`; its standard output, or a `Failure` with its standard error.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // The script writes little to standard error (a traceback at most), so reading standard
-        // output to its end first cannot leave it blocked on a full error pipe.
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "python3 exited \(process.terminationStatus): \(String(decoding: complaint, as: UTF8.self))")
-        }
-        return String(decoding: printed, as: UTF8.self)
+        let result = try ChildProcess.run("python3", arguments, timeoutSeconds: 600)
+        guard result.status == 0 else { throw Failure(description: "python3 exited \(result.status): \(result.stderrText)") }
+        return result.stdoutText
     }
 }
