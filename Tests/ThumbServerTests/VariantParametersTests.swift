@@ -22,6 +22,17 @@ struct VariantParametersTests {
         #expect(contain.canonicalText == "200/contain/auto/q82")
     }
 
+    @Test("a prefetch body names a shape as \"WxH\" text; a number stays a square")
+    func prefetchShape() throws {
+        let card = try PrefetchRoutes.spec(["size": "300x400", "fit": "pad", "bg": "blur", "dpr": 1.5], settings: ServerSettings())
+        #expect((card.width, card.height, card.canonicalText) == (450, 600, "450x600/pad/auto/q82/bg=blur"))
+        let square = try PrefetchRoutes.spec(["size": 240, "gravity": "center"], settings: ServerSettings())
+        #expect(square.canonicalText == "240/cover/auto/q82")
+        for bad: [String: Any] in [["size": "300x"], ["size": 0], ["size": [300, 400]], ["dpr": "x"], ["max_bytes": -1], ["fit": "pad", "gravity": "smart"]] {
+            #expect(throws: Problem.self) { try PrefetchRoutes.spec(bad, settings: ServerSettings()) }
+        }
+    }
+
     @Test("an upload's square takes ?focus=, and refuses it beside gravity")
     func uploadQuery() throws {
         let rules = try UploadRoutes.rules(QueryParameters("square=1&focus=0.9,0.1"), base: UploadSettings())
