@@ -2,9 +2,14 @@
 public struct KeptShare: Sendable, Equatable {
     /// The share of the product's box inside the window, 0...1.
     public var share: Double
-    /// The whole box is inside the window, give or take 1 % of the window's side (two pixels of a
-    /// 200 px thumbnail: what locating a peer's crop from its thumbnail may be off by).
+    /// The whole box is inside the window, give or take 1 % of the window's shorter side (two pixels
+    /// of a 200 px thumbnail: what locating a peer's crop from its thumbnail may be off by). The
+    /// same slack on both axes, because a locating error is a few thumbnail pixels either way.
     public var whole: Bool
+
+    public init(share: Double, whole: Bool) {
+        (self.share, self.whole) = (share, whole)
+    }
 
     public init(product: SceneRect, window: SceneRect) {
         share = product.area > 0 ? min(1, product.intersectionArea(window) / product.area) : 0

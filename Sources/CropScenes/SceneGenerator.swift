@@ -68,7 +68,8 @@ public struct SceneGenerator: Sendable {
     }
 
     /// Where the product goes: 30–62 % of the short side, never wider than three quarters of it (so
-    /// a square crop can always hold it whole), pushed towards one end of the long side.
+    /// a square crop can always hold it whole; a window of another shape may not, see
+    /// `CoverWindow.bestKept`), pushed towards one end of the long side.
     func placement(width: Int, height: Int, _ random: inout SceneRandom) -> SceneRect {
         let short = Double(min(width, height)), long = Double(max(width, height))
         let size = random.uniform(0.3...0.62) * short

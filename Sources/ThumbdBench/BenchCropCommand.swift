@@ -20,15 +20,24 @@ struct BenchCropCommand: AsyncParsableCommand {
             --seed makes the same scenes.
 
             SCORES, per method: whole kept (the product's box inside the crop, within
-            1 % of the window's side), overall and by background; mean kept share of
+            1 % of the window's shorter side), overall and by background; mean kept share of
             the box. thumbd's windows are what Thumbnailer reports; the peers' are
             found by matching their thumbnail against the scene (CropLocator).
+
+            SHAPE: every method crops to the same box, a --size square (200 px
+            unless given) or --shape WxH (240x320 for 3:4, 320x180 for 16:9):
+            thumbd through ThumbnailRequest(width:height:), vipsthumbnail with
+            -s WxH, thumbor with that width and height; a peer's thumbnail of
+            another size is named under the table. A window of a shape other
+            than the square may be too small for some products (a 16:9 window
+            on a portrait scene): then a last row gives the best any window of
+            that shape can do.
 
             TIME per thumbnail (decode, crop, resize, JPEG q82 encode), and each
             smart crop's time over its own tool's centre crop:
             - thumbd: in-process, bytes already read, centre and smart taken in
               turn file by file, either first as often; median of --rounds.
-            - vipsthumbnail -s NxN --smartcrop centre|attention: one process over
+            - vipsthumbnail -s WxH --smartcrop centre|attention: one process over
               every scene per round; wall clock over the file count, median.
             - thumbor (PyPI thumbor, opencv-python-headless: `make crop-deps` puts
               them in .build/thumbor-venv, used when present; --python names another
@@ -49,8 +58,12 @@ struct BenchCropCommand: AsyncParsableCommand {
     @Option(help: "Seed of the scene generator.")
     var seed: UInt64 = 19
 
-    @Option(help: "Thumbnail width and height in pixels.")
-    var size: Int = 200
+    @Option(help: "Thumbnail width and height in pixels, a square (default: 200; or --shape).")
+    var size: Int?
+
+    @Option(help: ArgumentHelp("Crop every method to this box instead of a square: 240x320, 320x180.", valueName: "WxH"),
+            transform: BenchShape.parse)
+    var shape: BenchShape?
 
     @Option(help: "Timed rounds (the median is reported).")
     var rounds: Int = 3
@@ -63,6 +76,17 @@ struct BenchCropCommand: AsyncParsableCommand {
 
     @Flag(help: "Print every scene's kept share per method.")
     var verbose = false
+
+    /// The box every method crops to.
+    var box: BenchShape { shape ?? .square(size ?? 200) }
+
+    func validate() throws {
+        if size != nil, shape != nil { throw ValidationError("give --size or --shape, not both.") }
+        if let size, !ThumbnailRequest.sizeRange.contains(size) {
+            throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
+        }
+        guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1.") }
+    }
 
     func run() async throws {
         #if DEBUG
@@ -79,11 +103,11 @@ struct BenchCropCommand: AsyncParsableCommand {
         let photos = try corpusFolder.map { try BenchCorpus.load($0).files } ?? []
 
         let scenes = try BenchCropScenes.make(repetitions: repetitions, seed: seed, corpus: photos, into: folder)
-        print("crop: \(scenes.scenes.count) scenes (4 frames x 3 backgrounds x 2 products x \(repetitions)), seed \(seed), backgrounds from \(scenes.backgroundSource); \(size) px thumbnails")
+        print("crop: \(scenes.scenes.count) scenes (4 frames x 3 backgrounds x 2 products x \(repetitions)), seed \(seed), backgrounds from \(scenes.backgroundSource); \(box.label) thumbnails")
 
         var methods: [BenchCropMethod] = []
         let sceneBytes = try scenes.paths.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) }
-        let ours = BenchCropThumbd.run(sceneBytes, size: size, rounds: rounds)
+        let ours = BenchCropThumbd.run(sceneBytes, shape: box, rounds: rounds)
         for gravity in Gravity.allCases {
             methods.append(BenchCropMethod(name: "thumbd \(gravity)", windows: ours.crops[gravity] ?? [],
                                            millisecondsPerThumbnail: ours.milliseconds[gravity],
@@ -92,21 +116,21 @@ struct BenchCropCommand: AsyncParsableCommand {
         var notes: [String] = []
         if ChildProcess.isInstalled("vipsthumbnail") {
             for mode in ["centre", "attention"] {
-                methods.append(try BenchCropPeers.vips(mode, scenes: scenes, size: size, rounds: rounds, folder: folder))
+                methods.append(try BenchCropPeers.vips(mode, scenes: scenes, shape: box, rounds: rounds, folder: folder))
             }
         } else {
             notes.append("vipsthumbnail: not installed (apt-get install libvips-tools)")
         }
-        switch BenchCropPeers.thumbor(python: python ?? ThumbdExecutable.thumborPython() ?? "python3", scenes: scenes, size: size, rounds: rounds, folder: folder) {
+        switch BenchCropPeers.thumbor(python: python ?? ThumbdExecutable.thumborPython() ?? "python3", scenes: scenes, shape: box, rounds: rounds, folder: folder) {
         case .success(let found): methods += found
         case .failure(let reason): notes.append("thumbor: \(reason)")
         }
 
-        print(BenchCropReport.table(methods, scenes: scenes.scenes))
-        notes.forEach { print($0) }
+        print(BenchCropReport.table(methods, scenes: scenes.scenes, shape: box))
+        (BenchCropReport.offShapeNotes(methods, shape: box) + notes).forEach { print($0) }
         if verbose { print(BenchCropReport.perScene(methods, scenes: scenes.scenes)) }
         if !photos.isEmpty {
-            print(try BenchCropReport.costOnPhotos(photos, size: size, rounds: rounds, folder: try scratch.folder("photos")))
+            print(try BenchCropReport.costOnPhotos(photos, shape: box, rounds: rounds, folder: try scratch.folder("photos")))
         }
         if let keep { print("scenes and thumbnails kept in \(keep)") }
     }

@@ -12,31 +12,35 @@ struct BenchCropMethod: Sendable {
     var millisecondsPerThumbnail: Double?
     /// The method whose time this one's is compared with (the same tool's centre crop).
     var baseline: String?
+    /// Thumbnails that came out another size than the shape asked for (a peer that does not crop
+    /// to the exact box): their windows are still located, at their own shape, but the report says so.
+    var offShape: [String] = []
 }
 
 /// The peers, run as their users run them, over the scene files.
 enum BenchCropPeers {
-    /// `vipsthumbnail -s NxN --smartcrop MODE` over every file in one process per round; the time
-    /// per thumbnail is the median round's wall clock over the file count.
-    static func vips(_ mode: String, scenes: BenchCropScenes, size: Int, rounds: Int, folder: String) throws -> BenchCropMethod {
+    /// `vipsthumbnail -s WxH --smartcrop MODE` over every file in one process per round (with a crop,
+    /// vips fills the box: the output is exactly WxH); the time per thumbnail is the median round's
+    /// wall clock over the file count.
+    static func vips(_ mode: String, scenes: BenchCropScenes, shape: BenchShape, rounds: Int, folder: String) throws -> BenchCropMethod {
         let output = "\(folder)/%s.vips-\(mode).jpg[Q=82]"
         var times: [Double] = []
         for _ in 0..<max(1, rounds) {
-            let result = try ChildProcess.run("vipsthumbnail", ["-s", "\(size)x\(size)", "--smartcrop", mode, "-o", output] + scenes.paths,
+            let result = try ChildProcess.run("vipsthumbnail", ["-s", shape.description, "--smartcrop", mode, "-o", output] + scenes.paths,
                                               timeoutSeconds: BenchPeers.timeoutSeconds)
             guard result.status == 0 else { throw ValidationErrorMessage("vipsthumbnail failed: \(result.stderrText)") }
             times.append(result.wallSeconds)
         }
-        let windows = zip(scenes.scenes, scenes.paths).map { scene, path in
-            locate("\(folder)/\(stem(path)).vips-\(mode).jpg", in: scene)
+        let located = zip(scenes.scenes, scenes.paths).map { scene, path in
+            locate("\(folder)/\(stem(path)).vips-\(mode).jpg", in: scene, shape: shape)
         }
         let median = BenchStats.median(times).map { $0 * 1000 / Double(scenes.paths.count) }
-        return BenchCropMethod(name: "vips \(mode)", windows: windows, millisecondsPerThumbnail: median,
-                               baseline: mode == "centre" ? nil : "vips centre")
+        return BenchCropMethod(name: "vips \(mode)", windows: located.map(\.window), millisecondsPerThumbnail: median,
+                               baseline: mode == "centre" ? nil : "vips centre", offShape: located.compactMap(\.offShape))
     }
 
     /// thumbor's centre and smart crops (BenchCropThumborScript), or why they cannot be measured.
-    static func thumbor(python: String, scenes: BenchCropScenes, size: Int, rounds: Int, folder: String) -> Result<[BenchCropMethod], ValidationErrorMessage> {
+    static func thumbor(python: String, scenes: BenchCropScenes, shape: BenchShape, rounds: Int, folder: String) -> Result<[BenchCropMethod], ValidationErrorMessage> {
         let check = try? ChildProcess.run(python, ["-c", "import thumbor, cv2, PIL"], timeoutSeconds: 120)
         guard let check, check.status == 0 else {
             let reason = check.map { $0.stderrText.split(separator: "\n").last.map(String.init) ?? "import failed" } ?? "\(python) did not run"
@@ -45,7 +49,7 @@ enum BenchCropPeers {
         let script = (folder as NSString).appendingPathComponent("thumbor_crop.py")
         do {
             try BenchCropThumborScript.source.write(toFile: script, atomically: true, encoding: .utf8)
-            let result = try ChildProcess.run(python, [script, "\(size)", folder, "\(max(1, rounds))"] + scenes.paths,
+            let result = try ChildProcess.run(python, [script, "\(shape.width)", "\(shape.height)", folder, "\(max(1, rounds))"] + scenes.paths,
                                               timeoutSeconds: BenchPeers.timeoutSeconds * 4)
             guard result.status == 0 else {
                 return .failure(ValidationErrorMessage("failed: \(result.stderrText.split(separator: "\n").suffix(3).joined(separator: " "))"))
@@ -58,22 +62,25 @@ enum BenchCropPeers {
                 totals[String(fields[0]), default: [:]][round, default: 0] += ms
             }
             return .success(["center", "smart"].map { mode in
-                let windows = zip(scenes.scenes, scenes.paths).map { scene, path in
-                    locate("\(folder)/\(stem(path)).\(mode).jpg", in: scene)
+                let located = zip(scenes.scenes, scenes.paths).map { scene, path in
+                    locate("\(folder)/\(stem(path)).\(mode).jpg", in: scene, shape: shape)
                 }
                 let perRound = (totals[mode] ?? [:]).values.map { $0 / Double(scenes.paths.count) }
-                return BenchCropMethod(name: "thumbor \(mode)", windows: windows, millisecondsPerThumbnail: BenchStats.median(perRound),
-                                       baseline: mode == "center" ? nil : "thumbor center")
+                return BenchCropMethod(name: "thumbor \(mode)", windows: located.map(\.window), millisecondsPerThumbnail: BenchStats.median(perRound),
+                                       baseline: mode == "center" ? nil : "thumbor center", offShape: located.compactMap(\.offShape))
             })
         } catch {
             return .failure(ValidationErrorMessage("failed: \(error)"))
         }
     }
 
-    static func locate(_ path: String, in scene: CropScene) -> SceneRect? {
+    /// Where a peer's thumbnail came from, or nil when there is none; and, when it is not the
+    /// shape asked for, its scene and size (`busy-plain-3x2-0: 240x321`).
+    static func locate(_ path: String, in scene: CropScene, shape: BenchShape) -> (window: SceneRect?, offShape: String?) {
         guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path))),
-              let thumbnail = try? ImageCodecs.decode(bytes).pixels else { return nil }
-        return CropLocator.window(of: thumbnail, in: scene.image)
+              let thumbnail = try? ImageCodecs.decode(bytes).pixels else { return (nil, nil) }
+        let size = BenchShape(width: thumbnail.width, height: thumbnail.height)
+        return (CropLocator.window(of: thumbnail, in: scene.image), size == shape ? nil : "\(scene.fileStem): \(size)")
     }
 
     static func stem(_ path: String) -> String {

@@ -16,8 +16,10 @@ enum BenchCropThumbd {
         var crops: [Gravity: [SceneRect?]]
     }
 
-    static func run(_ files: [[UInt8]], size: Int, rounds: Int) -> Timing {
-        let requests = Gravity.allCases.map { ThumbnailRequest(size: size, fit: .cover, gravity: $0, encoding: .jpeg(quality: 82)) }
+    static func run(_ files: [[UInt8]], shape: BenchShape, rounds: Int) -> Timing {
+        let requests = Gravity.allCases.map {
+            ThumbnailRequest(width: shape.width, height: shape.height, fit: .cover, gravity: $0, encoding: .jpeg(quality: 82))
+        }
         var perRound: [Gravity: [Double]] = [:]
         var crops: [Gravity: [SceneRect?]] = [:]
         let clock = ContinuousClock()

@@ -1,11 +1,12 @@
 /// The Python program `thumbd-bench crop` runs to measure thumbor: thumbor's own Transformer with
 /// the PIL engine, smart cropping with the OpenCV feature detector (`goodFeaturesToTrack`) against
-/// its centre crop, on the same files. Written for this benchmark.
+/// its centre crop, on the same files, cropped to the bench's WIDTH x HEIGHT (thumbor crops to the
+/// box's shape, then scales to exactly that size). Written for this benchmark.
 enum BenchCropThumborScript {
     static let source = #"""
     """Times thumbor's smart crop (feature detector) against its centre crop.
 
-    Usage: thumbor_crop.py SIZE OUT_DIR ROUNDS FILE...
+    Usage: thumbor_crop.py WIDTH HEIGHT OUT_DIR ROUNDS FILE...
     Prints `mode<TAB>round<TAB>milliseconds<TAB>output` per file, mode and round."""
     import asyncio
     import os
@@ -18,7 +19,7 @@ enum BenchCropThumborScript {
     from thumbor.transformer import Transformer
 
 
-    def context_for(smart, size):
+    def context_for(smart, width, height):
         config = Config()
         config.ENGINE = "thumbor.engines.pil"
         config.DETECTORS = ["thumbor.detectors.feature_detector"] if smart else []
@@ -27,12 +28,12 @@ enum BenchCropThumborScript {
         importer.import_modules()
         server = ServerParameters(8888, "127.0.0.1", "thumbor.conf", None, "error", None)
         context = Context(server=server, config=config, importer=importer)
-        context.request = RequestParameters(width=size, height=size, smart=smart, quality=82)
+        context.request = RequestParameters(width=width, height=height, smart=smart, quality=82)
         return context
 
 
-    async def thumbnail(data, smart, size):
-        context = context_for(smart, size)
+    async def thumbnail(data, smart, width, height):
+        context = context_for(smart, width, height)
         started = time.perf_counter()
         engine = context.modules.engine
         engine.load(data, ".jpg")
@@ -43,13 +44,14 @@ enum BenchCropThumborScript {
 
 
     async def main():
-        size, out_dir, rounds, files = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+        width, height, out_dir, rounds = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+        files = sys.argv[5:]
         inputs = [(path, open(path, "rb").read()) for path in files]
-        await thumbnail(inputs[0][1], True, size)  # imports and OpenCV's first call, untimed
+        await thumbnail(inputs[0][1], True, width, height)  # imports and OpenCV's first call, untimed
         for round_index in range(rounds):
             for mode in ("center", "smart"):
                 for path, data in inputs:
-                    seconds, result = await thumbnail(data, mode == "smart", size)
+                    seconds, result = await thumbnail(data, mode == "smart", width, height)
                     name = os.path.splitext(os.path.basename(path))[0]
                     out = os.path.join(out_dir, f"{name}.{mode}.jpg")
                     if round_index == 0:

@@ -22,9 +22,10 @@ struct BenchChildCommand: Sendable {
     }
 
     func round() throws -> BenchRound {
+        let cpuBefore = BenchStats.reapedChildrenCPUSeconds()
         let result = try ChildProcess.run(program, arguments, timeoutSeconds: BenchPeers.timeoutSeconds)
         guard !result.timedOut else { throw ValidationErrorMessage("\(program) timed out") }
-        return BenchRound(seconds: result.wallSeconds)
+        return BenchRound(seconds: result.wallSeconds, cpuSeconds: BenchStats.reapedChildrenCPUSeconds() - cpuBefore)
     }
 
     func throughput(files: [BenchFile], rounds: [BenchRound], warmUp: WarmUp) -> BenchResults.Throughput {
@@ -40,7 +41,8 @@ struct BenchChildCommand: Sendable {
 /// The programs thumbd is measured against, each run as a child process over the same files,
 /// plus thumbd's own CLI run the same way (process start-up and file writes included, like the peers).
 struct BenchPeers: Sendable {
-    var size: Int
+    /// The box: the bench's square, or `--shape`'s WxH (each with its own scratch folders).
+    var shape: BenchShape
     var quality: Int
     var scratch: BenchScratch
     /// Links to the corpus files, in corpus order (see `BenchScratch.links`).
@@ -80,16 +82,20 @@ struct BenchPeers: Sendable {
 
     // MARK: - vipsthumbnail
 
+    /// With a crop, vipsthumbnail fills the box: the output is exactly WxH, as thumbd's cover is.
     func vipsArguments(outDir: String, suffix: String) -> [String] {
-        ["--size", "\(size)x\(size)", "--smartcrop", "centre", "-o", (outDir as NSString).appendingPathComponent("%s" + suffix)] + inputs
+        ["--size", shape.description, "--smartcrop", "centre", "-o", (outDir as NSString).appendingPathComponent("%s" + suffix)] + inputs
     }
 
-    var vipsCommandLine: String { "vipsthumbnail --size \(size)x\(size) --smartcrop centre -o DIR/%s.jpg[Q=\(quality)] FILES..." }
+    var vipsCommandLine: String { "vipsthumbnail --size \(shape) --smartcrop centre -o DIR/%s.jpg[Q=\(quality)] FILES..." }
+
+    /// A scratch folder of this box's own, so the square's and the shape's outputs never mix.
+    func folder(_ name: String) throws -> String { try scratch.folder("\(name)-\(shape)") }
 
     /// One invocation over every file, unrestricted and pinned to core 0; nil when not installed.
     func vipsCommands(workers: Int) throws -> [BenchChildCommand]? {
         guard ChildProcess.isInstalled("vipsthumbnail") else { return nil }
-        let arguments = vipsArguments(outDir: try scratch.folder("vips-jpeg"), suffix: ".jpg[Q=\(quality)]")
+        let arguments = vipsArguments(outDir: try folder("vips-jpeg"), suffix: ".jpg[Q=\(quality)]")
         return Self.unrestrictedAndPinned("vipsthumbnail", all: arguments, one: arguments, workers: workers)
     }
 
@@ -107,7 +113,7 @@ struct BenchPeers: Sendable {
 
     /// Lossless outputs for the SSIM comparison (not timed). Returns the folder.
     func vipsPNG() -> String? {
-        guard ChildProcess.isInstalled("vipsthumbnail"), let out = try? scratch.folder("vips-png") else { return nil }
+        guard ChildProcess.isInstalled("vipsthumbnail"), let out = try? folder("vips-png") else { return nil }
         _ = try? ChildProcess.run("vipsthumbnail", vipsArguments(outDir: out, suffix: ".png"), timeoutSeconds: Self.timeoutSeconds)
         return out
     }
@@ -115,11 +121,13 @@ struct BenchPeers: Sendable {
     // MARK: - thumbd's CLI as a child
 
     func thumbdCommandLine(workers: Int) -> String {
-        "thumbd thumbnail --out-dir DIR --size \(size) --quality \(quality) --quiet --jobs \(workers) (or 1 under taskset -c 0) FILES..."
+        "thumbd thumbnail --out-dir DIR --size \(shape.cliSize) --gravity center --quality \(quality) --quiet --jobs \(workers) (or 1 under taskset -c 0) FILES..."
     }
 
+    /// `--gravity center` because the CLI's own default is the smart crop, and vipsthumbnail and
+    /// the in-process rows crop the centre.
     func thumbdCommands(executable: String, workers: Int) throws -> [BenchChildCommand] {
-        let base = ["thumbnail", "--out-dir", try scratch.folder("thumbd-cli"), "--size", String(size),
+        let base = ["thumbnail", "--out-dir", try folder("thumbd-cli"), "--size", shape.cliSize, "--gravity", "center",
                     "--quality", String(quality), "--quiet"]
         return Self.unrestrictedAndPinned(executable, all: base + ["--jobs", String(workers)] + inputs,
                                           one: base + ["--jobs", "1"] + inputs, workers: workers)
@@ -129,8 +137,8 @@ struct BenchPeers: Sendable {
     /// (`error: FILE: CODE: reason`) are left out of every measurement. Returns their indices and
     /// errors, or nil when the CLI could not be run.
     func thumbdCheck(executable: String, files: [BenchFile]) -> [(index: Int, error: BenchResults.FileError)]? {
-        guard let out = try? scratch.folder("thumbd-check"),
-              let run = try? ChildProcess.run(executable, ["thumbnail", "--out-dir", out, "--size", String(size),
+        guard let out = try? folder("thumbd-check"),
+              let run = try? ChildProcess.run(executable, ["thumbnail", "--out-dir", out, "--size", shape.cliSize,
                                                            "--quality", String(quality), "--quiet"] + inputs,
                                               timeoutSeconds: Self.timeoutSeconds),
               run.status == 0 || run.status == 1 else { return nil }

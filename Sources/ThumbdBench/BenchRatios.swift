@@ -26,6 +26,17 @@ extension BenchResults {
                             meaning: "how many times faster `djpeg -scale 1/8` (one process per file) gets through the JPEGs than thumbd does on one core"))
         ratios.append(Ratio(name: "in-process floor / thumbd, JPEG only", value: ratio(rate(floor.inProcess), rate(main.jpegOneCore)),
                             meaning: "how many times faster a bare 1/8-scale decode (read + decode, no start-up) is than thumbd's whole thumbnail on one core"))
+        if let shape {
+            let box = "\(shape.width)x\(shape.height)"
+            ratios.append(Ratio(name: "thumbd / vipsthumbnail \(box), one core", value: ratio(rate(shape.thumbd.oneCore), rate(shape.vips.oneCore)),
+                                meaning: "as the one-core row above, both making \(box) cover thumbnails from the centre"))
+            ratios.append(Ratio(name: "thumbd / vipsthumbnail \(box), all cores", value: ratio(rate(shape.thumbd.allCores), rate(shape.vips.allCores)),
+                                meaning: "as the all-cores row above, at \(box)"))
+            ratios.append(Ratio(name: "thumbd CLI / vipsthumbnail \(box), one core", value: ratio(rate(shape.thumbdCLI.oneCore), rate(shape.vips.oneCore)),
+                                meaning: "both as one child process over the batch, pinned to core 0, at \(box)"))
+            ratios.append(Ratio(name: "thumbd CLI / vipsthumbnail \(box), all cores", value: ratio(rate(shape.thumbdCLI.allCores), rate(shape.vips.allCores)),
+                                meaning: "both as one child process over the batch, unrestricted, at \(box)"))
+        }
         for other in thumbd.dropFirst() {
             let o = BenchReport.number(other.headroom)
             ratios.append(Ratio(name: "thumbd headroom \(o) / headroom \(h), one core", value: ratio(rate(other.oneCore), rate(main.oneCore)),

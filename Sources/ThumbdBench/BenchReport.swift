@@ -27,7 +27,8 @@ struct BenchReport {
 
     private func header() -> String {
         let r = results, s = r.settings, c = r.corpus
-        var lines = ["thumbd-bench: \(r.machine.cores) cores, \(r.machine.build) build, \(s.size)x\(s.size) centre-square thumbnails, JPEG q\(s.jpegQuality)"]
+        let shape = r.shape.map { ", and \($0.width)x\($0.height) centre cover thumbnails (--shape; thumbd at headroom \(Self.number($0.thumbd.headroom)))" } ?? ""
+        var lines = ["thumbd-bench: \(r.machine.cores) cores, \(r.machine.build) build, \(s.size)x\(s.size) centre-square thumbnails\(shape), JPEG q\(s.jpegQuality)"]
         lines.append("  every speed figure is the median of \(s.rounds) timed round\(s.rounds == 1 ? "" : "s") after \(s.warmupRounds) warm-up (best round in --json); "
             + "the tools' rounds are interleaved")
         if let start = r.machine.loadAverageAtStart, let end = r.machine.loadAverageAtEnd {
@@ -46,7 +47,7 @@ struct BenchReport {
 
     private func throughputRow(_ name: String, _ t: BenchResults.Throughput, memory: Bool = true) -> [String] {
         [name, String(t.concurrency), TextTable.fixed(t.imagesPerSecond, 1), TextTable.fixed(t.megapixelsPerSecond, 1),
-         TextTable.fixed(t.p50Ms, 1), TextTable.fixed(t.p95Ms, 1)] + (memory ? [TextTable.mebibytes(t.peakRSSBytes)] : [])
+         TextTable.fixed(t.p50Ms, 1), TextTable.fixed(t.p95Ms, 1)] + (memory ? [TextTable.fixed(t.cpuMsPerImage, 1), TextTable.mebibytes(t.peakRSSBytes)] : [])
     }
 
     /// Lines for tools that have no figure, under a table ("vipsthumbnail: not installed (...)").
@@ -66,20 +67,34 @@ struct BenchReport {
             if let all = peer.allCores { rows.append(throughputRow(peer.tool, all)) }
             if peer.oneCore == nil || peer.allCores == nil, let note = peer.note { absent.append(peer.tool + ": " + note) }
         }
+        if let shape = r.shape {
+            let box = "\(shape.width)x\(shape.height)"
+            for t in [shape.thumbd.oneCore, shape.thumbd.allCores].compactMap({ $0 }) {
+                rows.append(throughputRow("thumbd in-process \(box), headroom \(Self.number(shape.thumbd.headroom))", t))
+            }
+            for peer in [shape.thumbdCLI, shape.vips] {
+                if let one = peer.oneCore { rows.append(throughputRow("\(peer.tool) \(box), taskset -c 0", one)) }
+                if let all = peer.allCores { rows.append(throughputRow("\(peer.tool) \(box)", all)) }
+            }
+        }
         if let one = r.pillow.oneCore { rows.append(throughputRow("Pillow (draft + LANCZOS), in Python", one)) }
         else { absent.append("Pillow: " + (r.pillow.note ?? "not measured")) }
         let title = "Speed over all \(r.corpus.files) files: read + decode + crop/resize + JPEG q\(r.settings.jpegQuality) encode"
-        let table = TextTable.render(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms", "peak RSS"], rows)
+        let table = TextTable.render(["tool", "workers", "images/s", "MP/s", "p50 ms", "p95 ms", "CPU ms/image", "peak RSS"], rows)
         let foot = "\n  p50/p95: per-image ms over the timed rounds (under load when workers > 1); not known per image for child processes."
+            + "\n  CPU ms/image: user + system CPU of every thread over the images (median round); in-process rows: this whole"
+            + "\n  process; child rows: the child (start-up included). Other work on the machine moves it far less than images/s."
             + "\n  peak RSS: in-process rows are this whole bench process (VmHWM, reset before each round); child rows are the child's"
             + "\n  ru_maxrss from its warm-up run."
         return title + "\n" + table + Self.missing(absent) + foot
     }
 
     private func stages() -> String {
-        let rows: [[String]] = results.thumbd.compactMap { run in
+        let box = results.shape.map { ", \($0.width)x\($0.height)" } ?? ""
+        let runs = results.thumbd.map { ($0, "") } + (results.shape.map { [($0.thumbd, box)] } ?? [])
+        let rows: [[String]] = runs.compactMap { run, label in
             guard let s = run.meanStageMs else { return nil }
-            return [Self.number(run.headroom), TextTable.fixed(s.read, 2), TextTable.fixed(s.decode, 2), TextTable.fixed(s.color, 2),
+            return [Self.number(run.headroom) + label, TextTable.fixed(s.read, 2), TextTable.fixed(s.decode, 2), TextTable.fixed(s.color, 2),
                     TextTable.fixed(s.resize, 2), TextTable.fixed(s.placeholder, 2), TextTable.fixed(s.encode, 2),
                     TextTable.fixed(run.meanDecodedPixelFraction.map { $0 * 100 }, 2) + " %"]
         }

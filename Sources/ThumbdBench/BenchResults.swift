@@ -13,6 +13,8 @@ struct BenchResults: Codable, Sendable {
     var pillow = PeerResult(tool: "Pillow")
     var floor = Floor()
     var ratios: [Ratio] = []
+    /// `--shape WxH` only: the same files as WxH cover thumbnails (centre), in the same rounds.
+    var shape: ShapeRun?
     var large = LargeResult()
     var errors: [FileError] = []
     var notes: [String] = []
@@ -86,6 +88,9 @@ struct BenchResults: Codable, Sendable {
         var spawnerRSSBytes: Int?
         var concurrency = 1
         var pinnedToOneCore = false
+        /// CPU milliseconds (user + system, every thread) per image in the median-CPU round; null where
+        /// not measured. Less moved by other work on the machine than images/s.
+        var cpuMsPerImage: Double?
 
         init() {}
 
@@ -147,6 +152,11 @@ struct BenchResults: Codable, Sendable {
         var allCores: Throughput?
         var jpegOneCore: Throughput?
         var ssim: SSIMSummary?
+
+        /// A batch run's figure: pinned to one core, or unrestricted.
+        mutating func record(_ throughput: Throughput, pinned: Bool) {
+            if pinned { oneCore = throughput } else { allCores = throughput }
+        }
     }
 
     struct Floor: Codable, Sendable {
@@ -160,6 +170,15 @@ struct BenchResults: Codable, Sendable {
         var name: String
         var value: Double?
         var meaning: String
+    }
+
+    /// thumbd (in-process at the first headroom, and its CLI) and vipsthumbnail at `--shape`.
+    struct ShapeRun: Codable, Sendable {
+        var width: Int
+        var height: Int
+        var thumbd: ThumbdRun
+        var thumbdCLI = PeerResult(tool: "thumbd thumbnail (child process)")
+        var vips = PeerResult(tool: "vipsthumbnail")
     }
 
     struct ChildMeasure: Codable, Sendable {

@@ -17,12 +17,16 @@ struct BenchRunner {
     var rounds: Int
     var headrooms: [Double]
     var largeDirectory: String?
+    /// `--shape WxH`: the same files also made as WxH cover thumbnails (centre, the first headroom)
+    /// by thumbd in-process and as the CLI, and by vipsthumbnail, in the same interleaved rounds.
+    var shape: BenchShape?
     var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     var results = BenchResults()
 
-    init(corpusDirectory: String, size: Int, rounds: Int, headrooms: [Double], largeDirectory: String?) {
+    init(corpusDirectory: String, size: Int, shape: BenchShape? = nil, rounds: Int, headrooms: [Double], largeDirectory: String?) {
         self.corpusDirectory = corpusDirectory
         self.size = size
+        self.shape = shape
         self.rounds = rounds
         self.headrooms = headrooms
         self.largeDirectory = largeDirectory
@@ -63,12 +67,12 @@ struct BenchRunner {
         var corpus = try BenchCorpus.load(corpusDirectory)
         Self.progress("checking \(corpus.files.count) files")
         let checkLinks = try scratch.links(to: corpus.files, in: "check-inputs")
-        let checker = BenchPeers(size: size, quality: quality, scratch: scratch, inputs: checkLinks)
+        let checker = BenchPeers(shape: .square(size), quality: quality, scratch: scratch, inputs: checkLinks)
         if let executable, let failures = checker.thumbdCheck(executable: executable, files: corpus.files) {
             corpus.drop(failures.map { (corpus.files[$0.index], $0.error) })
         } else {
             // No CLI to ask: the in-process first pass decides (at the cost of a larger process below).
-            let thumbd = BenchThumbd(files: corpus.files, size: size, workers: workers)
+            let thumbd = BenchThumbd(files: corpus.files, shape: .square(size), workers: workers)
             corpus.drop(thumbd.firstPass(headroom: headrooms[0]))
         }
         results.errors = corpus.errors
@@ -79,18 +83,18 @@ struct BenchRunner {
             return results
         }
         let links = try scratch.links(to: files, in: "inputs")
-        let peers = BenchPeers(size: size, quality: quality, scratch: scratch, inputs: links)
+        let peers = BenchPeers(shape: .square(size), quality: quality, scratch: scratch, inputs: links)
         let jpegs = files.filter(\.isJPEG)
         var schedule = BenchSchedule()
 
         // 3. Child processes over the batch: warm-up runs now, while this process is small, give
         //    their peak RSS; their timed rounds join the schedule.
-        var childRuns: [(key: String, command: BenchChildCommand, warmUp: BenchChildCommand.WarmUp)] = []
-        func addChildren(_ name: String, _ commands: [BenchChildCommand]) throws {
+        var childRuns: [(key: String, command: BenchChildCommand, warmUp: BenchChildCommand.WarmUp, box: BenchShape)] = []
+        func addChildren(_ name: String, _ commands: [BenchChildCommand], box: BenchShape = .square(size)) throws {
             for command in commands {
                 let key = name + (command.pinned ? ", one core" : ", all cores")
                 Self.progress("warm-up: \(key)")
-                childRuns.append((key, command, try command.warmUp()))
+                childRuns.append((key, command, try command.warmUp(), box))
                 schedule.add(key) { try command.round() }
             }
         }
@@ -118,6 +122,21 @@ struct BenchRunner {
             }
         } catch {
             results.vips.note = "could not run: \(error)"
+        }
+        if let shape {
+            // The shape's children warm up here too, while this process is still small.
+            let shapePeers = BenchPeers(shape: shape, quality: quality, scratch: scratch, inputs: links)
+            results.shape = BenchResults.ShapeRun(width: shape.width, height: shape.height, thumbd: .init(headroom: headrooms[0]))
+            if let executable, results.thumbdCLI.installed {
+                try addChildren("thumbd CLI \(shape)", try shapePeers.thumbdCommands(executable: executable, workers: workers), box: shape)
+                results.shape?.thumbdCLI.installed = true
+                results.shape?.thumbdCLI.command = shapePeers.thumbdCommandLine(workers: workers)
+            }
+            if results.vips.installed, let commands = try shapePeers.vipsCommands(workers: workers) {
+                try addChildren("vipsthumbnail \(shape)", commands, box: shape)
+                results.shape?.vips.installed = true
+                results.shape?.vips.command = shapePeers.vipsCommandLine
+            }
         }
         if !BenchPeers.tasksetAvailable {
             let note = "taskset not found (apt-get install util-linux): no one-core figure"
@@ -151,19 +170,28 @@ struct BenchRunner {
         Self.progress("warm-up: thumbd in-process")
         var inProcessFiles = files
         for headroom in headrooms {
-            let failures = BenchThumbd(files: inProcessFiles, size: size, workers: workers).firstPass(headroom: headroom)
+            let failures = BenchThumbd(files: inProcessFiles, shape: .square(size), workers: workers).firstPass(headroom: headroom)
             guard !failures.isEmpty else { continue }
             let h = BenchReport.number(headroom)
             results.errors += failures.map { var e = $0.error; e.tool = "thumbd, headroom \(h)"; return e }
             results.notes.append("\(failures.count) file(s) failed in-process at headroom \(h) only; they are left out of the in-process figures")
             inProcessFiles.removeAll { file in failures.contains { $0.file.path == file.path } }
         }
-        let thumbd = BenchThumbd(files: inProcessFiles, size: size, workers: workers)
+        let thumbd = BenchThumbd(files: inProcessFiles, shape: .square(size), workers: workers)
         for headroom in headrooms {
             let request = thumbd.request(headroom: headroom)
             let h = BenchReport.number(headroom)
             schedule.add("thumbd h\(h), one core") { thumbd.oneCoreRound(request) }
             schedule.add("thumbd h\(h), all cores") { await thumbd.allCoresRound(request) }
+        }
+        let shaped = shape.map { BenchThumbd(files: inProcessFiles, shape: $0, workers: workers) }
+        if let shaped {
+            // Its own warm-up pass; a file only the shape fails on is named, and its rounds time it as failed.
+            let request = shaped.request(headroom: headrooms[0])
+            let failures = shaped.firstPass(headroom: headrooms[0])
+            results.errors += failures.map { var e = $0.error; e.tool = "thumbd, \(shaped.shape)"; return e }
+            schedule.add("thumbd \(shaped.shape), one core") { shaped.oneCoreRound(request) }
+            schedule.add("thumbd \(shaped.shape), all cores") { await shaped.allCoresRound(request) }
         }
         let inProcessJPEGs = inProcessFiles.filter(\.isJPEG)
         if !inProcessJPEGs.isEmpty {
@@ -182,12 +210,12 @@ struct BenchRunner {
         }
         for run in childRuns {
             let throughput = run.command.throughput(files: files, rounds: timed[run.key] ?? [], warmUp: run.warmUp)
-            let isVips = run.key.hasPrefix("vipsthumbnail")
-            switch (isVips, run.command.pinned) {
-            case (true, true): results.vips.oneCore = throughput
-            case (true, false): results.vips.allCores = throughput
-            case (false, true): results.thumbdCLI.oneCore = throughput
-            case (false, false): results.thumbdCLI.allCores = throughput
+            let (isVips, pinned) = (run.key.hasPrefix("vipsthumbnail"), run.command.pinned)
+            switch (isVips, run.box == .square(size)) {
+            case (true, true): results.vips.record(throughput, pinned: pinned)
+            case (false, true): results.thumbdCLI.record(throughput, pinned: pinned)
+            case (true, false): results.shape?.vips.record(throughput, pinned: pinned)
+            case (false, false): results.shape?.thumbdCLI.record(throughput, pinned: pinned)
             }
         }
         if let rounds = timed["djpeg"] {
@@ -205,6 +233,10 @@ struct BenchRunner {
             let h = BenchReport.number(headroom)
             results.thumbd.append(thumbd.summarize(headroom: headroom, oneCore: timed["thumbd h\(h), one core"] ?? [],
                                                    allCores: timed["thumbd h\(h), all cores"] ?? []))
+        }
+        if let shaped {
+            results.shape?.thumbd = shaped.summarize(headroom: headrooms[0], oneCore: timed["thumbd \(shaped.shape), one core"] ?? [],
+                                                     allCores: timed["thumbd \(shaped.shape), all cores"] ?? [])
         }
 
         // 6. Quality, untimed.

@@ -7,6 +7,8 @@ struct BenchRound: Sendable {
     var stages: [BenchThumbd.ImageTiming] = []
     /// In-process runs: this process's VmHWM during the round (reset just before it).
     var peakRSSBytes: Int?
+    /// CPU seconds the round used (all threads; a child's own for child runs), where measured.
+    var cpuSeconds: Double?
 }
 
 /// Runs every contender's timed rounds interleaved: round 1 of each, then round 2 of each, and so
@@ -50,6 +52,7 @@ extension BenchResults.Throughput {
         self.init(images: images, megapixels: megapixels, roundSeconds: rounds.map(\.seconds),
                   perImageMs: rounds.flatMap(\.perImageMs), concurrency: concurrency)
         peakRSSBytes = rounds.compactMap(\.peakRSSBytes).max()
+        cpuMsPerImage = images > 0 ? BenchStats.median(rounds.compactMap(\.cpuSeconds)).map { $0 * 1000 / Double(images) } : nil
     }
 
     /// The share of `subset` (indices into the files, which the rounds' per-image times follow) of

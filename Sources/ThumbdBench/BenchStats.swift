@@ -34,6 +34,28 @@ enum BenchStats {
         return value
     }
 
+    // MARK: - CPU time
+
+    /// User + system CPU seconds of this process (every thread) so far. What a round used, unlike
+    /// its wall clock, hardly changes when other work shares the machine.
+    static func ownCPUSeconds() -> Double { cpuSeconds(children: false) }
+
+    /// User + system CPU seconds of this process's children that have been reaped (ChildProcess
+    /// waits for each with wait4), so a difference around one child run is that run's CPU.
+    static func reapedChildrenCPUSeconds() -> Double { cpuSeconds(children: true) }
+
+    private static func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        let who = __rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue)
+        #else
+        let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     // MARK: - Own memory
 
     /// Peak resident set size of this process so far (VmHWM from /proc/self/status), in bytes.

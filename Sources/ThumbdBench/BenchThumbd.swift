@@ -8,7 +8,8 @@ import Thumbnailer
 /// files, which costs next to nothing beside the rest).
 struct BenchThumbd: Sendable {
     var files: [BenchFile]
-    var size: Int
+    /// Cover thumbnails of this box, centre gravity, as vipsthumbnail's `--smartcrop centre`.
+    var shape: BenchShape
     var workers: Int
 
     /// What one image took, stage by stage, in seconds.
@@ -24,8 +25,8 @@ struct BenchThumbd: Sendable {
     }
 
     func request(headroom: Double) -> ThumbnailRequest {
-        ThumbnailRequest(size: size, fit: .cover, encoding: .jpeg(quality: EncodeSettings.defaultQuality),
-                         decodeHeadroom: headroom)
+        ThumbnailRequest(width: shape.width, height: shape.height, fit: .cover, gravity: .center,
+                         encoding: .jpeg(quality: EncodeSettings.defaultQuality), decodeHeadroom: headroom)
     }
 
     static func makeOne(_ file: BenchFile, _ request: ThumbnailRequest) -> Result<ImageTiming, BenchResults.FileError> {
@@ -73,20 +74,21 @@ struct BenchThumbd: Sendable {
     /// One sequential pass on this thread (one core). Per-image and per-stage times in file order.
     func oneCoreRound(_ request: ThumbnailRequest) -> BenchRound {
         BenchStats.shrinkAndResetPeakRSS()
-        let start = BenchStats.now()
+        let (start, cpuStart) = (BenchStats.now(), BenchStats.ownCPUSeconds())
         let timings = files.map { file in (try? Self.makeOne(file, request).get()) ?? ImageTiming() }
         let seconds = BenchStats.now() - start
         return BenchRound(seconds: seconds, perImageMs: timings.map { $0.total * 1000 }, stages: timings,
-                          peakRSSBytes: BenchStats.peakRSSBytes())
+                          peakRSSBytes: BenchStats.peakRSSBytes(), cpuSeconds: BenchStats.ownCPUSeconds() - cpuStart)
     }
 
     /// One pass with `workers` images at once (one per core), each on its own task.
     func allCoresRound(_ request: ThumbnailRequest) async -> BenchRound {
         BenchStats.shrinkAndResetPeakRSS()
-        let start = BenchStats.now()
+        let (start, cpuStart) = (BenchStats.now(), BenchStats.ownCPUSeconds())
         let timings = await Self.concurrentPass(files, request, workers: workers)
         let seconds = BenchStats.now() - start
-        return BenchRound(seconds: seconds, perImageMs: timings.map { $0 * 1000 }, peakRSSBytes: BenchStats.peakRSSBytes())
+        return BenchRound(seconds: seconds, perImageMs: timings.map { $0 * 1000 }, peakRSSBytes: BenchStats.peakRSSBytes(),
+                          cpuSeconds: BenchStats.ownCPUSeconds() - cpuStart)
     }
 
     /// The one-core figures of a headroom from its rounds: throughput, the JPEG files' share, and

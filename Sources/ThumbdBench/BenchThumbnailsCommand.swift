@@ -24,7 +24,8 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
             - thumbd in-process, N workers: the same, one job per core at once.
             - thumbd thumbnail (child process): the real CLI over the batch in one
               process, on the same footing as vipsthumbnail (start-up and file
-              writes included); with --jobs 1 under taskset -c 0, and unrestricted.
+              writes included); with --jobs 1 under taskset -c 0, and unrestricted;
+              --gravity center, as vipsthumbnail crops (the CLI's default is smart).
             - vipsthumbnail: one invocation over every file, --size NxN
               --smartcrop centre -o DIR/%s.jpg[Q=82]; wall clock; under taskset
               -c 0 (compared with thumbd's 1 worker) and unrestricted (compared
@@ -60,6 +61,13 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
             Pillow on a second, untimed run that writes PNG. Mean and minimum
             always; per file with --verbose.
 
+            SHAPE: --shape WxH also times WxH cover thumbnails, centre gravity, in
+            the same interleaved rounds on the same files: thumbd in-process (one
+            worker and N, at the first --headroom), `thumbd thumbnail --size WxH
+            --gravity center` and `vipsthumbnail --size WxH --smartcrop centre`
+            (pinned and unrestricted), with their own ratios. Speed only: the
+            quality and memory figures stay the square's.
+
             HEADROOM: --headroom sets ThumbnailRequest.decodeHeadroom, how many
             times the thumbnail's size the JPEG DCT-scaled decode must keep.
             thumbd's speed and SSIM are reported for each value given.
@@ -79,6 +87,10 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
 
     @Option(help: "Thumbnail width and height in pixels.")
     var size: Int = 200
+
+    @Option(help: ArgumentHelp("Also time WxH cover thumbnails (centre) against vipsthumbnail --size WxH, in the same rounds.", valueName: "WxH"),
+            transform: BenchShape.parse)
+    var shape: BenchShape?
 
     @Option(help: "Timed rounds per measurement, after one warm-up round; the median round is reported.")
     var rounds: Int = 3
@@ -110,6 +122,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
             throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
         }
         guard (1...100).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 100.") }
+        if shape == .square(size) { throw ValidationError("--shape \(BenchShape.square(size)) is the --size square itself.") }
         for argument in headroomArguments.flatMap({ $0.split(separator: ",") }) {
             guard let value = Double(argument.trimmingCharacters(in: .whitespaces)), value > 0, value <= 64 else {
                 throw ValidationError("--headroom takes positive numbers (e.g. 2 or 2,1), not '\(argument)'.")
@@ -125,7 +138,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: this is a debug build; its figures mean little. Build with swift build -c release.\n".utf8))
         #endif
-        var runner = BenchRunner(corpusDirectory: corpus, size: size, rounds: rounds, headrooms: headrooms,
+        var runner = BenchRunner(corpusDirectory: corpus, size: size, shape: shape, rounds: rounds, headrooms: headrooms,
                                      largeDirectory: noLarge ? nil : largeDirectory())
         let results = try await runner.run()
         if json {
