@@ -32,7 +32,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -118,6 +118,11 @@ crop-deps:
 # Smart crops on generated product scenes: thumbd against vips attention and thumbor's smart crop.
 bench-crop: bench-deps crop-deps release
 	.build/release/thumbd-bench crop --corpus $(CORPORA)/photos
+
+# The same at a 3:4 card and a 16:9 banner: every method crops to exactly that box.
+bench-crop-shapes: bench-deps crop-deps release
+	.build/release/thumbd-bench crop --corpus $(CORPORA)/photos --shape 240x320
+	.build/release/thumbd-bench crop --corpus $(CORPORA)/photos --shape 320x180
 
 # The issue's benchmark: speed, quality and peak memory against vipsthumbnail, Pillow and djpeg.
 bench: bench-deps release
