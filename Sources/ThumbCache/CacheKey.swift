@@ -85,10 +85,13 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
         }
         var background: String?
         if parts.count > 4, let last = parts.last, last.hasPrefix(Self.backgroundPrefix) {
-            guard last.count > Self.backgroundPrefix.count else { return nil }
-            background = String(last.dropFirst(Self.backgroundPrefix.count))
+            let text = last.dropFirst(Self.backgroundPrefix.count)
+            guard Self.isBackground(text) else { return nil }
+            background = String(text)
             parts.removeLast()
         }
+        // Bands belong to pad, and pad always names them.
+        guard (parts[1] == "pad") == (background != nil) else { return nil }
         var gravity = Self.centerGravity
         if parts.count == 5 {
             let part = parts[4]
@@ -99,6 +102,12 @@ public struct CacheVariant: Hashable, Sendable, Codable, CustomStringConvertible
         guard parts.count <= 5 else { return nil }
         self.init(size: width, height: height, fit: String(parts[1]), format: String(parts[2]), quality: quality,
                   gravity: gravity, trim: trim, background: background, maxBytes: maxBytes)
+    }
+
+    /// A background as `Variant` writes it: lower-case `RRGGBB`, `auto`, `blur` or `transparent`.
+    private static func isBackground(_ text: Substring) -> Bool {
+        ["auto", "blur", "transparent"].contains(text)
+            || text.count == 6 && text.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
     /// "200" or "300x400" (never "300x300": a square has one spelling).

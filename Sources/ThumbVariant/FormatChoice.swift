@@ -19,7 +19,9 @@ extension Variant {
         case .webp: .webp(quality: quality)
         case .avif: .avif(quality: quality, speed: avifSpeed)
         case .auto:
-            !hasAlpha(source: source) ? .jpeg(quality: quality) : source.format == .webp ? .webp(quality: quality) : .png
+            // Under a byte cap, a transparent thumbnail is lossy WebP: PNG has no quality to lower.
+            !hasAlpha(source: source) ? .jpeg(quality: quality)
+                : source.format == .webp || maxBytes != nil ? .webp(quality: quality) : .png
         }
     }
 

@@ -83,13 +83,12 @@ public enum VariantParser {
             guard fit == .pad else {
                 throw VariantError(.invalidParameter("bg"), "bg fills the bands of fit=pad; with fit=\(fit.rawValue) there are none")
             }
-            // YAML reads `bg: 000000` as a number: its six digits are still the colour.
-            if case .number(let number) = value, number.rounded() == number, (0...999_999).contains(number) {
-                let digits = String(Int(number))
-                background = try self.background(String(repeating: "0", count: 6 - digits.count) + digits)
-            } else {
-                background = try self.background(try text("bg", value))
+            // YAML reads `bg: 000100` as a number (an octal one, even): its digits are lost, so a
+            // colour of digits alone must be quoted.
+            if case .number = value {
+                throw VariantError(.invalidParameter("bg"), "bg must be text: quote a colour of digits alone (bg: \"000100\"), not \(describe(value))")
             }
+            background = try self.background(try text("bg", value))
             if background == .transparent, !format.carriesAlpha {
                 throw VariantError(.invalidParameter("bg"), "bg=transparent needs a format with alpha (png, webp, avif or auto), not jpeg")
             }

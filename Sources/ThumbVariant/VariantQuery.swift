@@ -5,7 +5,8 @@ extension Variant {
     public var parameters: [(name: String, value: String)] {
         if let preset { return [("preset", preset)] }
         var pairs: [(name: String, value: String)] = [("size", cacheVariant.sizeText), ("fit", fit.rawValue)]
-        if fit == .cover { pairs.append(gravity.queryParameter) }
+        // contain names its (centre) gravity too, as the queries written before pad existed did.
+        if fit != .pad { pairs.append(gravity.queryParameter) }
         if let background { pairs.append(("bg", Self.text(of: background))) }
         pairs += [("format", format.rawValue), ("q", String(quality))]
         if let maxBytes { pairs.append(("max_bytes", String(maxBytes))) }

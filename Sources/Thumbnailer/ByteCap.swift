@@ -8,9 +8,8 @@ import ImageCore
 public enum ByteCap {
     /// Below this JPEG-scale quality, blocking shows on a product photo at thumbnail size.
     public static let floorQuality = 30
-    /// Quality searches stop after this many encodes (a bisection from the floor to the asked
-    /// quality needs at most 7; the best fitting one found so far is kept).
-    static let maxTries = 6
+    /// Quality searches stop after this many encodes: a bisection from the floor to 100 needs 7.
+    static let maxTries = 7
 
     public struct Encoded: Sendable {
         public var bytes: [UInt8]

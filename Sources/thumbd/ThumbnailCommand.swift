@@ -114,7 +114,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("--lossless applies to WebP output only; add --format webp.")
         }
         if outDir != nil {
-            let names = inputs.map { outputName(for: $0, presetFormat: nil) }
+            let names = inputs.map { outputName(for: $0, presetFormat: nil, alphaBands: false) }
             if let clash = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 }) {
                 throw ValidationError("Two inputs would both be written to \(clash.key) in --out-dir; rename one or run them separately.")
             }
@@ -128,11 +128,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
         let variant = try await chosenVariant()
-        if variant.hasAlphaBands, resolvedFormat(for: output, preset: variant.format) == .jpeg {
+        // Each file's format, as its job will pick it (with --out-dir, from the name made for it).
+        let targets = inputs.map { output ?? outputName(for: $0, presetFormat: variant.format, alphaBands: variant.hasAlphaBands) }
+        if variant.hasAlphaBands, targets.contains(where: { resolvedFormat(for: $0, preset: variant.format) == .jpeg }) {
             throw ValidationError("--background transparent needs a format with alpha: write .png, .webp or .avif, or give --format")
         }
         let jobsList = inputs.map { input in
-            let name = outputName(for: input, presetFormat: variant.format)
+            let name = outputName(for: input, presetFormat: variant.format, alphaBands: variant.hasAlphaBands)
             var request = variant.request
             request.encoding = encoding(for: output ?? name, variant: variant)
             request.limits = limits
@@ -209,9 +211,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     /// With --out-dir: the input's base name with the output format's extension (JPEG when undecided,
     /// which the job corrects once it knows the image has alpha).
-    private func outputName(for input: String, presetFormat: ImageFormat?) -> String {
+    /// Transparent bands name the file PNG when nothing else says a format: JPEG would lose them.
+    private func outputName(for input: String, presetFormat: ImageFormat?, alphaBands: Bool) -> String {
         let base = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-        return base + "." + (format.flatMap { ImageFormat(argument: $0) } ?? presetFormat ?? .jpeg).fileExtension
+        return base + "." + (format.flatMap { ImageFormat(argument: $0) } ?? presetFormat ?? (alphaBands ? .png : .jpeg)).fileExtension
     }
 }
 

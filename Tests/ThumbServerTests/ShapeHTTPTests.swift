@@ -34,6 +34,9 @@ struct ShapeHTTPTests {
         #expect(clear.header("content-type") == "image/png")
         let pixels = try ImageCodecs.decode(clear.body).pixels
         #expect(pixels.pixel(x: 2, y: 100).a == 0 && pixels.pixel(x: 200, y: 100).a == 255)
+        // Under a byte cap, auto writes transparency as lossy WebP: PNG has no quality to lower.
+        let capped = try await daemon.get(daemon.thumbnailPath(origin.url("/t.png"), "size=400x200&fit=pad&bg=transparent&max_bytes=20000"))
+        #expect(capped.status == 200 && capped.header("content-type") == "image/webp" && capped.body.count <= 20000)
         try await daemon.stop()
         try await origin.shutdown()
     }

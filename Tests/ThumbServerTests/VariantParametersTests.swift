@@ -1,4 +1,5 @@
 import ThumbVariant
+import Foundation
 import Testing
 import ThumbFleet
 import ThumbPipeline
@@ -31,6 +32,16 @@ struct VariantParametersTests {
         for bad: [String: Any] in [["size": "300x"], ["size": 0], ["size": [300, 400]], ["dpr": "x"], ["max_bytes": -1], ["fit": "pad", "gravity": "smart"]] {
             #expect(throws: Problem.self) { try PrefetchRoutes.spec(bad, settings: ServerSettings()) }
         }
+    }
+
+    @Test("a body as Foundation's JSON reader gives it: booleans and numbers are told apart")
+    func prefetchParsedJSON() throws {
+        let body = #"{"size":1,"trim":true,"q":70,"fit":"contain","max_bytes":9000}"#
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let spec = try PrefetchRoutes.spec(object, settings: ServerSettings())
+        #expect(spec.canonicalText == "1/contain/auto/q70/max=9000/trim")
+        let wrong = try #require(try JSONSerialization.jsonObject(with: Data(#"{"trim":1,"size":true}"#.utf8)) as? [String: Any])
+        #expect(throws: Problem.self) { try PrefetchRoutes.spec(wrong, settings: ServerSettings()) }
     }
 
     @Test("an upload's square takes ?focus=, and refuses it beside gravity")

@@ -44,6 +44,14 @@ import Thumbnailer
         #expect(try Self.parse([("fit", "pad"), ("bg", "transparent")]).background == .transparent)
     }
 
+    @Test func aVariantTextNoVariantWritesIsRefused() {
+        for text in ["200/cover/jpeg/q82/bg=ffffff", "300x400/pad/jpeg/q82", "600/pad/jpeg/q82/bg=FFFFFF", "600/pad/jpeg/q82/bg=xyz",
+                     "300x300/cover/jpeg/q82", "600/pad/jpeg/q82/max=30000/bg=ffffff", "600/cover/jpeg/q82/max=0", "200/cover/jpeg/q82/center"] {
+            #expect(CacheVariant(text) == nil, "\(text)")
+        }
+        #expect(CacheVariant("600/pad/jpeg/q82/bg=0a0b0c/max=30000/trim")?.description == "600/pad/jpeg/q82/bg=0a0b0c/max=30000/trim")
+    }
+
     @Test func badValuesNameTheirParameter() {
         #expect(Self.refused([("size", "0x400")]) == "size")
         #expect(Self.refused([("size", "300x")]) == "size")
@@ -71,8 +79,9 @@ import Thumbnailer
         let typed = VariantFields([("size", .number(240)), ("trim", .flag(true)), ("quality", .number(70)), ("dpr", .number(1.5))])
         let texts = VariantFields(query: [("size", "240"), ("trim", "1"), ("q", "70"), ("dpr", "1.5")])
         #expect(try VariantParser.parse(typed, defaults: VariantDefaults()) == (try VariantParser.parse(texts, defaults: VariantDefaults())))
-        let yamlBackground = VariantFields([("fit", .text("pad")), ("bg", .number(0))])
-        #expect(try VariantParser.parse(yamlBackground, defaults: VariantDefaults()).background == .color(red: 0, green: 0, blue: 0))
+        // YAML reads `bg: 000100` as a number (octal 64): refused, so no colour is silently wrong.
+        let yamlBackground = VariantFields([("fit", .text("pad")), ("bg", .number(64))])
+        #expect(throws: VariantError.self) { try VariantParser.parse(yamlBackground, defaults: VariantDefaults()) }
     }
 
     @Test func aPresetIsTheWholeVariant() throws {

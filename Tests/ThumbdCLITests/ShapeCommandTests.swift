@@ -37,6 +37,20 @@ struct ShapeCommandTests {
         #expect(SniffedFormat.sniff([UInt8](try Data(contentsOf: URL(fileURLWithPath: avif)))) == .supported(.avif))
     }
 
+    @Test func transparentBandsInABatchAreWrittenWithAlpha() throws {
+        let folder = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try Self.photo(in: folder)
+        let out = folder.appendingPathComponent("out")
+        let result = try CLI.run(["thumbnail", input, "--out-dir", out.path, "--size", "300x400", "--fit", "pad", "--background", "transparent"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let image = try ImageCodecs.decode([UInt8](try Data(contentsOf: out.appendingPathComponent("photo.png")))).pixels
+        #expect(image.pixel(x: 150, y: 2).a == 0 && image.pixel(x: 150, y: 200).a == 255)
+        let jpeg = try CLI.run(["thumbnail", input, "--out-dir", out.path, "--size", "300x400", "--fit", "pad", "--background", "transparent",
+                                "--format", "jpeg"])
+        #expect(jpeg.status == 2 && jpeg.stderrText.contains("--background"), "\(jpeg.stderrText)")
+    }
+
     @Test func maxBytesHoldsOrFailsWithItsCode() throws {
         let folder = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -36,8 +36,15 @@ struct PrefetchJobRequest: Sendable {
         case .page:
             object = (try pageJSON.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }) ?? [:]
         }
-        // As a query writes them (a preset by name: a daemon with server.only_presets takes nothing else).
-        for (name, value) in spec.parameters { object[name] = value }
+        // As a query writes them (a preset by name: a daemon with server.only_presets takes nothing
+        // else), with JSON's numbers and booleans where a daemon from before shapes expects them.
+        for (name, value) in spec.parameters {
+            switch name {
+            case "trim": object[name] = value == "1"
+            case "size", "q", "max_bytes": object[name] = Int(value) ?? value
+            default: object[name] = value
+            }
+        }
         object["include_images"] = includeImages
         return try JSONSerialization.data(withJSONObject: object)
     }

@@ -151,4 +151,3 @@ final class Interrupt: @unchecked Sendable {
     }
 }
 
-extension Variant.Format: ExpressibleByArgument {}
