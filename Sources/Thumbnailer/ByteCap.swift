@@ -2,14 +2,13 @@ import ImageCodecs
 import ImageCore
 
 /// Encoding under a byte cap (`max_bytes`): the asked quality when it fits, else the highest
-/// quality between it and `floorQuality` that does. The box is the client's layout, so the
-/// dimensions never shrink: when the floor does not fit either, the cap is refused as
-/// `budget_unreachable`, with the smallest size reached, and nothing over the cap is ever returned.
+/// quality down to `floorQuality` that does (`QualitySearch`, the upload budget's search). The box
+/// is the client's layout, so the dimensions never shrink: when the floor does not fit either, the
+/// cap is refused as `budget_unreachable`, with the smallest size reached, and nothing over the
+/// cap is ever returned.
 public enum ByteCap {
     /// Below this JPEG-scale quality, blocking shows on a product photo at thumbnail size.
     public static let floorQuality = 30
-    /// Quality searches stop after this many encodes: a bisection from the floor to 100 needs 7.
-    static let maxTries = 7
 
     public struct Encoded: Sendable {
         public var bytes: [UInt8]
@@ -17,25 +16,23 @@ public enum ByteCap {
     }
 
     public static func encode(_ pixels: PixelBuffer, _ settings: EncodeSettings, maxBytes: Int?) throws(ImageError) -> Encoded {
-        let first = try ImageCodecs.encode(pixels, settings)
-        guard let maxBytes, first.count > maxBytes else { return Encoded(bytes: first, settings: settings) }
-        guard let asked = settings.quality, asked > floorQuality else {
-            throw unreachable(first.count, maxBytes, settings, note: settings.quality == nil ? "its format is lossless" : "at quality \(settings.quality!)")
+        guard let maxBytes else { return Encoded(bytes: try ImageCodecs.encode(pixels, settings), settings: settings) }
+        guard let asked = settings.quality else {
+            let bytes = try ImageCodecs.encode(pixels, settings)
+            guard bytes.count <= maxBytes else { throw unreachable(bytes.count, maxBytes, settings, note: "its format is lossless") }
+            return Encoded(bytes: bytes, settings: settings)
         }
-        let floorSettings = settings.with(quality: floorQuality)
-        let atFloor = try ImageCodecs.encode(pixels, floorSettings)
-        guard atFloor.count <= maxBytes else {
-            throw unreachable(atFloor.count, maxBytes, settings, note: "at quality \(floorQuality), the lowest it tries")
+        var smallest = Int.max
+        let floor = min(floorQuality, asked)
+        let found = try QualitySearch.highestFitting(budget: maxBytes, ceiling: asked, floor: floor) { (quality) throws(ImageError) in
+            let bytes = try ImageCodecs.encode(pixels, settings.with(quality: quality))
+            smallest = min(smallest, bytes.count)
+            return bytes
         }
-        var best = Encoded(bytes: atFloor, settings: floorSettings)
-        var (fits, overflows) = (floorQuality, asked)
-        for _ in 0..<maxTries where overflows - fits > 1 {
-            let quality = (fits + overflows) / 2
-            let trial = settings.with(quality: quality)
-            let bytes = try ImageCodecs.encode(pixels, trial)
-            if bytes.count <= maxBytes { (fits, best) = (quality, Encoded(bytes: bytes, settings: trial)) } else { overflows = quality }
+        guard let found else {
+            throw unreachable(smallest, maxBytes, settings, note: "at quality \(floor), the lowest it tries")
         }
-        return best
+        return Encoded(bytes: found.bytes, settings: settings.with(quality: found.quality))
     }
 
     private static func unreachable(_ size: Int, _ maxBytes: Int, _ settings: EncodeSettings, note: String) -> ImageError {

@@ -49,7 +49,7 @@ struct VariantOptions: ParsableArguments {
     var dpr: String?
 
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("""
-        The thumbnail is never larger: the quality is lowered as far as \(ByteCap.floorQuality) to fit, and the \
+        The thumbnail is never larger: the quality is lowered (as uploads' budget search does) as far as \(ByteCap.floorQuality) to fit, and the \
         image fails with budget_unreachable if even that does not.
         """, valueName: "BYTES"))
     var maxBytes: String?
