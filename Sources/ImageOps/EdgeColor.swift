@@ -38,15 +38,15 @@ public enum EdgeColor {
                     bins[512 + Int(pixels[i + 2])] += 1
                     counted += 1
                 }
-                // Rows first; the columns then skip the corners the rows already counted, so no
-                // pixel is counted twice.
-                var rows: [Int] = []
-                if readRows { rows = Array(Set(Array(0..<rowDepth) + Array((height - rowDepth)..<height))).sorted() }
-                for y in rows { for x in 0..<width { count(x: x, y: y) } }
-                if readColumns {
-                    let columns = Set(Array(0..<columnDepth) + Array((width - columnDepth)..<width)).sorted()
-                    let countedRows = Set(rows)
-                    for y in 0..<height where !countedRows.contains(y) { for x in columns { count(x: x, y: y) } }
+                // Each pixel once: a whole row when it is in the top or bottom ring, else only the
+                // columns of the left and right ring.
+                for y in 0..<height {
+                    if readRows && (y < rowDepth || y >= height - rowDepth) {
+                        for x in 0..<width { count(x: x, y: y) }
+                    } else if readColumns {
+                        for x in 0..<columnDepth { count(x: x, y: y) }
+                        for x in max(columnDepth, width - columnDepth)..<width { count(x: x, y: y) }
+                    }
                 }
             }
         }

@@ -13,19 +13,9 @@ public enum Fit: String, Sendable, CaseIterable, Codable {
     case pad
 }
 
-/// What fills the bands around a padded photo.
-public enum PadBackground: Sendable, Hashable {
-    /// One opaque colour (white, the marketplaces' rule, unless asked otherwise).
-    case color(red: UInt8, green: UInt8, blue: UInt8)
-    /// The photo's own edge colour, so a product on a sweep blends into the bands.
-    case auto
-    /// A blurred copy of the photo stretched to cover the box, as galleries show a portrait photo in a landscape frame.
-    case blur
-    /// Transparent bands, and the photo keeps its own alpha: for formats that carry alpha.
-    case transparent
-
-    public static let white = PadBackground.color(red: 255, green: 255, blue: 255)
-}
+/// What fills the bands around a padded photo (ImageOps draws them; named here too, so callers of
+/// the thumbnailer need not import ImageOps).
+public typealias PadBackground = ImageOps.PadBackground
 
 /// Everything that decides a thumbnail's bytes, apart from the source image itself.
 public struct ThumbnailRequest: Sendable, Equatable {

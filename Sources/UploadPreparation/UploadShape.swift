@@ -1,4 +1,5 @@
 import Thumbnailer
+import ImageOps
 
 /// An exact box for every prepared photo (`--size 1200x1200 --fit pad`), as the marketplace's
 /// listing rules may ask: `cover` fills it (cropping from the upload's gravity), `contain` fits

@@ -146,7 +146,7 @@ struct PadBlurBenchmark {
             let label = "pad \(photoWidth)x\(photoHeight) in \(width)x\(height)"
             ResizeBenchmark.measure(label + " blur", iterations: 30) { BlurredBackdrop.padded(photo, width: width, height: height) }
             ResizeBenchmark.measure(label + " white", iterations: 30) {
-                PadCanvas.padded(photo, width: width, height: height, fill: .color(red: 255, green: 255, blue: 255))
+                PadCanvas.padded(photo, width: width, height: height, background: .white)
             }
             var marked = photo
             marked.hasAlpha = true
