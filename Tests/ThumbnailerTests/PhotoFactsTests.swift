@@ -19,10 +19,12 @@ struct PhotoFactsTests {
         // Landscape whatever the storage: the hash carries the upright shape (in its steps).
         let carried = try #require(ThumbHash.aspectRatio(hash))
         #expect(carried > 1.2)
-        // And its colours: the upright photo's average, within what the hash keeps.
+        // And its colours: the upright photo's average, within what the hash keeps. It stores the
+        // averages of luma and the two chroma planes in 64 levels each, and one level of all
+        // three moves a channel by up to 255 * (1/63 + 1/94.5 + 1/63) = 10.8.
         let got = try #require(ThumbHash.averageColor(hash))
         let uprightHash = try #require(ThumbHash.encode(fitting: upright))
         let wanted = try #require(ThumbHash.averageColor(uprightHash))
-        #expect(abs(Int(got.r) - Int(wanted.r)) <= 6 && abs(Int(got.g) - Int(wanted.g)) <= 6 && abs(Int(got.b) - Int(wanted.b)) <= 6)
+        #expect(abs(Int(got.r) - Int(wanted.r)) <= 11 && abs(Int(got.g) - Int(wanted.g)) <= 11 && abs(Int(got.b) - Int(wanted.b)) <= 11, "\(orientation): \(got) against \(wanted)")
     }
 }
