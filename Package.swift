@@ -1,14 +1,18 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// One target per concern; a lower layer never imports a higher one:
-//   C system libraries -> per-format codecs -> ImageCodecs (sniff + dispatch)
-//   ImageCore (pixel buffers, orientation, errors) is below everything.
-//   ImageOps (crop/resize/orient) knows nothing of codecs.
-//   Thumbnailer joins codecs and ops; the thumbd executable is the product's CLI, and thumbd-bench,
-//   a program of its own, measures it (so the shipped binary carries no benchmark and no test code).
-//   NetworkGuard (address classification) -> ThumbPipeline (downloads, coalescing jobs, CPU pool)
-//   -> ThumbServer (HTTP, problem+json, metrics, signatures) -> ThumbdConfig (file + env) -> thumbd.
+// One target per concern; a lower layer never imports a higher one. Sources/ is grouped by layer,
+// bottom to top (ARCHITECTURE.md draws it):
+//   C/         system libraries and the C bridges that keep longjmp and socket work inside C
+//   Imaging/   ImageCore (pixel buffers, orientation, errors) below everything; ImageOps (resize, crop,
+//              orient) and ImagePlaceholder; Thumbnailer joins codecs and ops
+//   Codecs/    one per format, ColorManagement, and ImageCodecs (sniff + dispatch)
+//   Cache/     ThumbCache: keys, memory and disk tiers; nothing of codecs or HTTP
+//   Pipeline/  ThumbVariant, NetworkGuard, ThumbPipeline (downloads, coalescing jobs, CPU pool), UploadPreparation
+//   Server/    ThumbServer (HTTP), ThumbFleet, UploadForms, ServiceNotify
+//   Programs/  thumbd (the CLI), ThumbdConfig (its settings), ThumbdBench (thumbd-bench, a program of its
+//              own, so the shipped binary carries no benchmark and no test code)
+//   Shared/    small helpers both programs use; Measurement/: SSIM and crop scenes for tests and benchmarks
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
@@ -43,54 +47,54 @@ let package = Package(
     ],
     targets: [
         // System libraries, found through pkg-config; apt names them for a fresh Debian machine.
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
-        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/C/CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CLCMS2", path: "Sources/C/CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CAVIF", path: "Sources/C/CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CHEIF", path: "Sources/C/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/C/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CWebP", path: "Sources/C/CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
         // every setjmp inside C and hands Swift plain status codes.
-        .target(name: "CPNGBridge", dependencies: ["CPNG"]),
+        .target(name: "CPNGBridge", dependencies: ["CPNG"], path: "Sources/C/CPNGBridge"),
         // TurboJPEG 2.1's decompressor refuses unusual chroma subsampling; libjpeg's own API (same
         // library, same SIMD) reads them all, so decoding goes through this bridge.
-        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .target(name: "CJPEGBridge", dependencies: ["CJPEG"]),
+        .systemLibrary(name: "CJPEG", path: "Sources/C/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "CJPEGBridge", dependencies: ["CJPEG"], path: "Sources/C/CJPEGBridge"),
         // sd_notify's datagram without libsystemd (the socket address is C work); ServiceNotify is its Swift face.
-        .target(name: "CSystemdNotify"),
-        .target(name: "CMallocTuning"),
-        .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"]),
+        .target(name: "CSystemdNotify", path: "Sources/C/CSystemdNotify"),
+        .target(name: "CMallocTuning", path: "Sources/C/CMallocTuning"),
+        .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"], path: "Sources/Server/ServiceNotify"),
         // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
-        .target(name: "BuildInfo", plugins: ["BuildInfoPlugin"]),
+        .target(name: "BuildInfo", path: "Sources/Shared/BuildInfo", plugins: ["BuildInfoPlugin"]),
         .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
 
-        .target(name: "ImageCore"),
+        .target(name: "ImageCore", path: "Sources/Imaging/ImageCore"),
         // Byte counts as people write and read them ("300KiB"), for settings, flags and messages.
-        .target(name: "ByteUnits"),
-        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG", "CJPEGBridge"]),
-        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"]),
-        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
+        .target(name: "ByteUnits", path: "Sources/Shared/ByteUnits"),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CTurboJPEG", "CJPEGBridge"], path: "Sources/Codecs/JPEGCodec"),
+        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNGBridge", "CPNG"], path: "Sources/Codecs/PNGCodec"),
+        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"], path: "Sources/Codecs/WebPCodec"),
         // The C modules too: ImageCodecs reports the libraries' versions.
-        .target(name: "AVIFCodec", dependencies: ["ImageCore", "CAVIF"]),
+        .target(name: "AVIFCodec", dependencies: ["ImageCore", "CAVIF"], path: "Sources/Codecs/AVIFCodec"),
         // HEIC in (iPhone photos) through libheif; never written.
-        .target(name: "HEIFCodec", dependencies: ["ImageCore", "CHEIF"]),
+        .target(name: "HEIFCodec", dependencies: ["ImageCore", "CHEIF"], path: "Sources/Codecs/HEIFCodec"),
         // Colour management (Little CMS): any source's colours to sRGB, below the codecs' one door.
-        .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"]),
+        .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"], path: "Sources/Codecs/ColorManagement"),
         .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "ColorManagement",
-                                                    "CJPEG", "CPNG", "CWebP", "CAVIF"]),
+                                                    "CJPEG", "CPNG", "CWebP", "CAVIF"], path: "Sources/Codecs/ImageCodecs"),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
-        .target(name: "ImageOps", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
-        .target(name: "ImageQuality", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
+        .target(name: "ImageOps", dependencies: ["ImageCore"], path: "Sources/Imaging/ImageOps", swiftSettings: optimisedInDebug),
+        .target(name: "ImageQuality", dependencies: ["ImageCore"], path: "Sources/Measurement/ImageQuality", swiftSettings: optimisedInDebug),
         // Generated product photos with known product boxes, and the kept-share measure: the smart
         // crop's tests and `thumbd-bench crop` both use them; thumbd does not link them.
-        .target(name: "CropScenes", dependencies: ["ImageCore", "ImageOps"], swiftSettings: optimisedInDebug),
-        .target(name: "ChildProcess"),
+        .target(name: "CropScenes", dependencies: ["ImageCore", "ImageOps"], path: "Sources/Measurement/CropScenes", swiftSettings: optimisedInDebug),
+        .target(name: "ChildProcess", path: "Sources/Shared/ChildProcess"),
         // What thumbd and thumbd-bench both print and do as command-line programs: aligned tables,
         // the input file read under its size cap, exit status 2 for usage errors.
-        .target(name: "ConsoleText"),
-        .target(name: "InputFiles"),
-        .target(name: "ExitStatus", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "ConsoleText", path: "Sources/Shared/ConsoleText"),
+        .target(name: "InputFiles", path: "Sources/Shared/InputFiles"),
+        .target(name: "ExitStatus", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Sources/Shared/ExitStatus"),
         // The two-tier thumbnail cache: knows bytes and keys, nothing of codecs or HTTP.
         .target(
             name: "ThumbCache",
@@ -98,13 +102,14 @@ let package = Package(
                 "ByteUnits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            path: "Sources/Cache/ThumbCache"
         ),
         // ThumbHash placeholders: a few bytes that decode to a blurred preview of a photo.
-        .target(name: "ImagePlaceholder", dependencies: ["ImageCore"], swiftSettings: optimisedInDebug),
-        .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps", "ColorManagement", "ImagePlaceholder"]),
+        .target(name: "ImagePlaceholder", dependencies: ["ImageCore"], path: "Sources/Imaging/ImagePlaceholder", swiftSettings: optimisedInDebug),
+        .target(name: "Thumbnailer", dependencies: ["ImageCore", "ImageCodecs", "ImageOps", "ColorManagement", "ImagePlaceholder"], path: "Sources/Imaging/Thumbnailer"),
         // A seller's photos made ready for upload: upright, no metadata, within a byte budget.
-        .target(name: "UploadPreparation", dependencies: ["ByteUnits", "ImageCore", "ImageCodecs", "ImageOps", "Thumbnailer"]),
+        .target(name: "UploadPreparation", dependencies: ["ByteUnits", "ImageCore", "ImageCodecs", "ImageOps", "Thumbnailer"], path: "Sources/Pipeline/UploadPreparation"),
         // multipart/form-data in and out: the seller's upload read under limits, the registration body written.
         .target(
             name: "UploadForms",
@@ -113,12 +118,13 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            path: "Sources/Server/UploadForms"
         ),
         // What to make of a photo: the one variant type, its parser, defaults and canonical text, for every door.
-        .target(name: "ThumbVariant", dependencies: ["ImageCore", "Thumbnailer", "ThumbCache"]),
+        .target(name: "ThumbVariant", dependencies: ["ImageCore", "Thumbnailer", "ThumbCache"], path: "Sources/Pipeline/ThumbVariant"),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
-        .target(name: "NetworkGuard"),
+        .target(name: "NetworkGuard", path: "Sources/Pipeline/NetworkGuard"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
         .target(
             name: "ThumbPipeline",
@@ -131,7 +137,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            path: "Sources/Pipeline/ThumbPipeline"
         ),
         // One node of many behind a balancer: prefetch items through the entry point (the balancer's
         // hash finds each URL's home node), and what every node must hear (evict a host, fleet stats).
@@ -142,7 +149,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            path: "Sources/Server/ThumbFleet"
         ),
         // The HTTP API: routes, problem+json errors, Prometheus metrics, signed URLs, admin token, the cache inspector (/ui).
         .target(
@@ -161,6 +169,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            path: "Sources/Server/ThumbServer",
             // The cache inspector's page, compiled in: one binary, nothing to install beside it.
             resources: [
                 .embedInCode("Inspector/Assets/index.html"),
@@ -177,7 +186,8 @@ let package = Package(
                 "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            path: "Sources/Programs/ThumbdConfig"
         ),
         .executableTarget(
             name: "thumbd",
@@ -189,7 +199,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            path: "Sources/Programs/thumbd"
         ),
         // The benchmarks (`thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash`). They run
         // the thumbd built beside them as a child; the cache's micro-benchmarks reach ThumbCache's
@@ -207,7 +218,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            path: "Sources/Programs/ThumbdBench"
         ),
 
         // libFuzzer targets for thumbd's parsers (Fuzz/README.md, `make fuzz`): the targets, safe Swift over

@@ -12,7 +12,7 @@ import TestSupport
 /// YAML is read by Python's PyYAML (the package's own YAML parser, Yams, is not a dependency the
 /// tests may import); without it, the tests that need it are skipped, saying so.
 @Suite struct OpenAPITests {
-    static let document = TestPaths.packageRoot.appendingPathComponent("Sources/ThumbServer/OpenAPI/openapi.yaml")
+    static let document = TestPaths.packageRoot.appendingPathComponent("Sources/Server/ThumbServer/OpenAPI/openapi.yaml")
     static let operationKeys: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
     @Test("every route the daemon registers is documented, and every documented operation is a route",
