@@ -169,6 +169,8 @@ extension DiskCache {
             if hasFiles {
                 rebuildReason = "is missing"
             } else {
+                // No index, no files and no owner before: a new directory, not a crash to report.
+                if !wasClean && previousBoot == nil { startup.kind = .created }
                 do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
                     throw indexError(error, path: layout.indexPath)
                 }

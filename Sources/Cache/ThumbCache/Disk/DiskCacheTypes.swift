@@ -406,8 +406,10 @@ extension Duration {
 /// How the owner found its directory when it opened it (logged by the daemon, tested after kill -9).
 public struct DiskStartup: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// The previous owner closed it (or it is new).
+        /// The previous owner closed it.
         case clean
+        /// Nothing was there: no index, no files, no owner before this one.
+        case created
         /// The previous owner's process died, the machine did not: files and index reconciled,
         /// only files the index cannot vouch for checksummed.
         case processCrash = "process_crash"
