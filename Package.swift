@@ -219,7 +219,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            path: "Sources/Programs/ThumbdBench"
+            path: "Sources/Programs/ThumbdBench",
+            // The Python peers and origins it runs, in the binary (BenchScript) so any working directory will do.
+            resources: [
+                .embedInCode("Scripts/thumbor_crop.py"),
+                .embedInCode("Scripts/pillow_thumbnails.py"),
+                .embedInCode("Scripts/prefetch_origin.py"),
+            ]
         ),
 
         // libFuzzer targets for thumbd's parsers (Fuzz/README.md, `make fuzz`): the targets, safe Swift over

@@ -39,16 +39,15 @@ enum BenchCropPeers {
                                baseline: mode == "centre" ? nil : "vips centre", offShape: located.compactMap(\.offShape))
     }
 
-    /// thumbor's centre and smart crops (BenchCropThumborScript), or why they cannot be measured.
+    /// thumbor's centre and smart crops (Scripts/thumbor_crop.py), or why they cannot be measured.
     static func thumbor(python: String, scenes: BenchCropScenes, shape: BenchShape, rounds: Int, folder: String) -> Result<[BenchCropMethod], ValidationErrorMessage> {
         let check = try? ChildProcess.run(python, ["-c", "import thumbor, cv2, PIL"], timeoutSeconds: 120)
         guard let check, check.status == 0 else {
             let reason = check.map { $0.stderrText.split(separator: "\n").last.map(String.init) ?? "import failed" } ?? "\(python) did not run"
             return .failure(ValidationErrorMessage("not installed (\(reason); pip install thumbor opencv-python-headless, or --python)"))
         }
-        let script = (folder as NSString).appendingPathComponent("thumbor_crop.py")
         do {
-            try BenchCropThumborScript.source.write(toFile: script, atomically: true, encoding: .utf8)
+            let script = try BenchScript.thumborCrop.write(into: folder)
             let result = try ChildProcess.run(python, [script, "\(shape.width)", "\(shape.height)", folder, "\(max(1, rounds))"] + scenes.paths,
                                               timeoutSeconds: BenchPeers.timeoutSeconds * 4)
             guard result.status == 0 else {

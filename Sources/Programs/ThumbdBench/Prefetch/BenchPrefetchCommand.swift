@@ -31,31 +31,6 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
     @Option(help: "Thumbnail size.") var size = 200
     @Flag(help: "Keep the scratch folder.") var keep = false
 
-    static let originScript = """
-        import http.server, os, sys, threading, time
-        root, port, latency, log = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000, sys.argv[4]
-        lock = threading.Lock()
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            def do_GET(self):
-                with lock, open(log, "a") as f: f.write("%.6f %s\\n" % (time.time(), self.path))
-                delay = 2.0 if self.path.startswith("/slow/") else latency
-                time.sleep(delay)
-                name = self.path.split("?")[0].split("/")[-1]
-                try:
-                    data = open(os.path.join(root, name), "rb").read()
-                except OSError:
-                    self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
-                try:
-                    self.send_response(200); self.send_header("Content-Type", "image/jpeg")
-                    self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-            def log_message(self, *args): pass
-        http.server.ThreadingHTTPServer.daemon_threads = True
-        http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
-        """
-
     func run() async throws {
         let photos = ((try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []).filter { $0.lowercased().hasSuffix(".jpg") }.sorted()
         guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG photos in \(corpus) (give --corpus DIR)") }
@@ -63,8 +38,7 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-bench-prefetch-\(getpid())").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { if !keep { try? FileManager.default.removeItem(atPath: scratch) } }
-        let script = (scratch as NSString).appendingPathComponent("origin.py")
-        try Self.originScript.write(toFile: script, atomically: true, encoding: .utf8)
+        let script = try BenchScript.prefetchOrigin.write(into: scratch)
         let thumbd = try ThumbdExecutable.required()
 
         func origin(_ name: String, latency: Int) throws -> (BenchServer, String) {

@@ -20,69 +20,6 @@ struct BenchPillow: Sendable {
         var errors: [String: String]?
     }
 
-    /// Arguments: size, output folder, "jpg" or "png", timed rounds, JPEG quality, files.
-    /// Outputs are named like vipsthumbnail's `%s`: the input's name without its extension.
-    static let script = #"""
-import json, os, sys, time
-
-def main():
-    size, out_dir, ext, rounds, quality = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-    files = sys.argv[6:]
-    try:
-        import PIL
-        from PIL import Image, ImageOps
-    except Exception as e:
-        print(json.dumps({"error": "import PIL failed: %s" % e}))
-        return 3
-    lanczos = Image.Resampling.LANCZOS if hasattr(Image, "Resampling") else Image.LANCZOS
-
-    def thumbnail(path, out):
-        with Image.open(path) as im:
-            im.draft("RGB", (size, size))
-            if im.getexif().get(0x0112, 1) != 1:
-                im = ImageOps.exif_transpose(im)
-            if im.mode not in ("RGB", "RGBA", "L"):
-                alpha = "A" in im.mode or "transparency" in im.info
-                im = im.convert("RGBA" if alpha else "RGB")
-            w, h = im.size
-            side = min(w, h)
-            left, top = (w - side) / 2.0, (h - side) / 2.0
-            thumb = im.resize((size, size), lanczos, box=(left, top, left + side, top + side))
-            if ext == "jpg":
-                if thumb.mode not in ("RGB", "L"):
-                    thumb = thumb.convert("RGB")
-                thumb.save(out, "JPEG", quality=quality)
-            else:
-                thumb.save(out, "PNG", compress_level=1)
-
-    outs = [os.path.join(out_dir, os.path.splitext(os.path.basename(f))[0] + "." + ext) for f in files]
-    errors = {}
-    def one_round(record_errors):
-        times = []
-        for i, (path, out) in enumerate(zip(files, outs)):
-            start = time.perf_counter()
-            try:
-                thumbnail(path, out)
-            except Exception as e:
-                if record_errors:
-                    errors[str(i)] = "%s: %s" % (type(e).__name__, e)
-            times.append((time.perf_counter() - start) * 1000.0)
-        return times
-
-    one_round(True)  # warm-up, and the record of failures
-    round_seconds, per_file_ms = [], []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        times = one_round(False)
-        round_seconds.append(time.perf_counter() - start)
-        per_file_ms.append(times)
-    print(json.dumps({"pillow": PIL.__version__, "python": sys.version.split()[0], "round_seconds": round_seconds,
-                      "per_file_ms": per_file_ms, "errors": errors}))
-    return 0
-
-sys.exit(main())
-"""#
-
     static var pythonInstalled: Bool { ChildProcess.isInstalled("python3") }
 
     /// Runs the script; nil output with a note when python3 or PIL is missing.
@@ -90,7 +27,9 @@ sys.exit(main())
         guard Self.pythonInstalled else { return (nil, "python3 " + BenchPeers.installHint) }
         do {
             let folder = try scratch.folder("pillow-" + ext)
-            let arguments = ["-c", Self.script, String(size), folder, ext, String(rounds), String(quality)] + inputs
+            // Scripts/pillow_thumbnails.py; its outputs are named like vipsthumbnail's `%s`.
+            let script = try BenchScript.pillowThumbnails.write(into: scratch.root)
+            let arguments = [script, String(size), folder, ext, String(rounds), String(quality)] + inputs
             let result = try ChildProcess.run("python3", arguments, timeoutSeconds: BenchPeers.timeoutSeconds)
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase

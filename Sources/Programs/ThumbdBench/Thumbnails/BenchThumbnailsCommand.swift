@@ -155,11 +155,3 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
         return FileManager.default.fileExists(atPath: sibling, isDirectory: &isDirectory) && isDirectory.boolValue ? sibling : nil
     }
 }
-
-/// `--json` of the bench commands: snake_case keys, sorted, indented.
-func printBenchJSON(_ results: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    print(String(decoding: try encoder.encode(results), as: UTF8.self))
-}
