@@ -32,7 +32,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -102,6 +102,22 @@ reference-deps:
 	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
 	  echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check will FAIL"
+
+# The HTTP contract (issue 29): schemathesis, every check on, at least 50 examples per operation,
+# against the thumbd this build made, on loopback with a local origin (Scripts/contract-test.sh).
+# Not yet a step of `make test`: it still reports findings where query parameters exclude each other
+# (preset beside a variant parameter), which the document cannot say yet.
+# The binary is found where `$(SWIFT) build $(BUILD_FLAGS)` put it, so BUILD_FLAGS' scratch path is
+# the one `make test` built in. A few minutes on 2 cores.
+contract: deps contract-deps
+	$(SWIFT) build $(BUILD_FLAGS) --product thumbd
+	Scripts/contract-test.sh "$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/thumbd"
+
+# schemathesis (PyPI) for `make contract`. When it cannot be installed here, the script tries
+# once more and fails, saying so.
+contract-deps:
+	@python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q schemathesis || \
+	  echo "WARNING: schemathesis could not be installed: make contract will FAIL"
 
 bench-deps: deps
 	$(call apt-install,$(BENCH_PACKAGES),for the benchmarks,exit 1)

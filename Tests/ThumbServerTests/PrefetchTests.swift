@@ -93,6 +93,12 @@ struct PrefetchTests {
         let cancelledAt = ContinuousClock.now
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         #expect(response.status.code == 200)
+        // The answer is the job's last report, sent once its work has stopped: the counts add up.
+        let final = try Self.status(Reply(status: 200, headers: response.headers,
+                                          body: Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)))
+        #expect(final.state == .cancelled)
+        #expect(final.done + final.alreadyCached + final.failed + final.cancelled == final.total)
+        #expect(final.cancelled == 500)
         try await Task.sleep(for: .milliseconds(800))
         let last = try #require(origin.lastRequestTime())
         #expect(last - cancelledAt < .milliseconds(200), "origin requests went on \(last - cancelledAt) after the DELETE")
@@ -105,10 +111,8 @@ struct PrefetchTests {
             if closed < received { try await Task.sleep(for: .milliseconds(50)) }
         } while closed < received && ContinuousClock.now < closesBy
         #expect(closed == received, "every download in flight was closed (\(closed) of \(received))")
-        let final = try await Self.wait(daemon, job.id)
-        #expect(final.state == .cancelled)
-        #expect(final.done + final.alreadyCached + final.failed + final.cancelled == final.total)
-        #expect(final.cancelled == 500)
+        // A deleted job is forgotten.
+        #expect(try await daemon.get("/v1/prefetch/\(job.id)").problemCode == "not_found")
         try await daemon.stop()
         try await origin.shutdown()
     }
@@ -237,6 +241,32 @@ extension PrefetchTests {
         #expect(second.cache.disk?.activity.hits == 0, "nor read their files")
         #expect(origin.totalRequests == 2)
         try await second.stop()
+        try await origin.shutdown()
+    }
+}
+
+extension PrefetchTests {
+    @Test("DELETE forgets a job, running or ended: then GET and DELETE of its id are 404 and the listing lacks it")
+    func deletedJobsAreForgotten() async throws {
+        let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
+        let daemon = try await TestDaemon.start()
+        let job = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 64]))
+        let ended = try await Self.wait(daemon, job.id)
+        #expect(ended.state == .finished && ended.done == 1)
+        let deleted = try await daemon.get("/v1/prefetch/\(job.id)", method: .DELETE)
+        #expect(deleted.status == 200)
+        // An ended job is reported as it ended, not as cancelled.
+        let report = try Self.status(deleted)
+        #expect(report.id == job.id && report.state == .finished && report.done == 1)
+        let after = try await daemon.get("/v1/prefetch/\(job.id)")
+        #expect(after.status == 404 && after.problemCode == "not_found")
+        let again = try await daemon.get("/v1/prefetch/\(job.id)", method: .DELETE)
+        #expect(again.status == 404 && again.problemCode == "not_found")
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(try await daemon.get("/v1/prefetch").body)) as? [String: Any])
+        let ids = ((listing["jobs"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        #expect(!ids.contains(job.id), "the deleted job is still listed: \(ids)")
+        #expect(try await daemon.get("/v1/prefetch/0123456789ab", method: .DELETE).problemCode == "not_found")
+        try await daemon.stop()
         try await origin.shutdown()
     }
 }

@@ -59,7 +59,9 @@ public final class Daemon: Sendable {
                                       diskLimits: settings.diskLimits, warn: { warnLogger.warning("\($0)") })
         // The listener opens only after this: until then a balancer's connections are refused and
         // it sends the work to another node (nginx retries a refused connect at once).
-        if let startup = cache.disk?.startup, startup.kind != .clean {
+        if let startup = cache.disk?.startup, startup.kind == .created {
+            logger.notice("cache directory created", metadata: ["directory": "\(settings.cacheDirectory?.path ?? "")"])
+        } else if let startup = cache.disk?.startup, startup.kind != .clean {
             let elapsed = ContinuousClock.now - opening
             logger.notice("cache repaired before serving", metadata: [
                 "previous_end": "\(startup.kind.rawValue)", "files_checksummed": "\(startup.checksummed)",
@@ -142,9 +144,12 @@ public final class Daemon: Sendable {
     }
 
     func makeRouter(thumbnails: ThumbnailRoute) -> Router<ThumbdRequestContext> {
-        let router = Router(context: ThumbdRequestContext.self)
+        // HEAD is answered wherever GET is (the GET route's head, without its body).
+        let router = Router(context: ThumbdRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let methods = RouteMethods()
         router.middlewares.add(RequestLogMiddleware(metrics: metrics, logger: logger, accessLog: accessLog,
-                                                    retryAfter: settings.server.retryAfterSeconds, readiness: readiness))
+                                                    retryAfter: settings.server.retryAfterSeconds, readiness: readiness,
+                                                    methods: methods))
         let cacheRoutes = CacheRoutes(pipeline: pipeline, admin: AdminGuard(token: settings.server.adminToken))
         router.get("/v1/thumbnail") { request, context in try await thumbnails.handle(request, context: context) }
         let placeholders = PlaceholderRoute(thumbnails: thumbnails)
@@ -156,7 +161,7 @@ public final class Daemon: Sendable {
         router.post("/v1/prefetch") { request, _ in try await prefetch.submit(request) }
         router.get("/v1/prefetch") { _, _ in try prefetch.list() }
         router.get("/v1/prefetch/:id") { _, context in try prefetch.status(context.parameters.require("id")) }
-        router.delete("/v1/prefetch/:id") { request, context in try prefetch.cancel(context.parameters.require("id"), request) }
+        router.delete("/v1/prefetch/:id") { request, context in try await prefetch.delete(context.parameters.require("id"), request) }
         let uploads = UploadRoutes(settings: settings.uploads, maxRequestBytes: settings.maxUploadRequestBytes,
                                    maxConcurrent: settings.maxConcurrentUploads, pool: pipeline.pool, metrics: metrics.uploads,
                                    retryAfter: settings.server.retryAfterSeconds)
@@ -175,6 +180,7 @@ public final class Daemon: Sendable {
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(cache: cache))))
         }
+        methods.record(router.routes)
         return router
     }
 }

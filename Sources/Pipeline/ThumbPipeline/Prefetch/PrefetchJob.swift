@@ -30,7 +30,16 @@ final class PrefetchJob: Sendable {
     }
 
     func attach(_ task: Task<Void, Never>) {
-        state.withLock { $0.task = task }
+        state.withLock { s in
+            s.task = task
+            // Cancelled between being listed and getting its task: the task stops at once too.
+            if s.status.state == .cancelled { task.cancel() }
+        }
+    }
+
+    /// Returns once the job's task has ended (and `finish` has made the counts add up).
+    func waitUntilEnded() async {
+        await state.withLock { $0.task }?.value
     }
 
     /// Adds items, dropping URLs the job already holds; returns the new ones.

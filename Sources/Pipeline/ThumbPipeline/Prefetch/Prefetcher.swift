@@ -93,6 +93,16 @@ public final class Prefetcher: Sendable {
         return job.status
     }
 
+    /// `DELETE /v1/prefetch/{id}`: cancels the job if it is running and forgets it at once (its id
+    /// is unknown from here on), then waits for its work to stop and returns its last report, whose
+    /// counts add up. nil for an unknown job.
+    public func remove(_ id: String) async -> PrefetchStatus? {
+        guard let job = jobs.withLock({ $0.removeValue(forKey: id) }) else { return nil }
+        job.cancel()
+        await job.waitUntilEnded()
+        return job.status
+    }
+
     // MARK: Work
 
     private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], spec: Variant) async {

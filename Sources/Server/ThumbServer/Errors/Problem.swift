@@ -16,6 +16,8 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     public var closesConnection = false
     /// The upload image at fault (position from 1, and name), for upload refusals.
     public var image: ImageReference?
+    /// The methods the path answers, sent as `Allow` (405 only).
+    public var allow: String?
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String, retryAfter: Int? = nil) {
         type = "urn:thumbd:problem:\(code)"
@@ -40,6 +42,7 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if closesConnection { headers[.connection] = "close" }
         if statusCode == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"thumbd admin\"" }
+        if let allow { headers[.allow] = allow }
         let body = (try? Self.encoder.encode(self)) ?? Data("{\"code\":\"\(code)\"}".utf8)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
@@ -53,4 +56,11 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     // Common problems.
     public static func badParameter(_ detail: String) -> Problem { Problem(.badRequest, code: "invalid_parameter", detail: detail) }
     public static func notFound(_ detail: String) -> Problem { Problem(.notFound, code: "not_found", detail: detail) }
+    /// 405 for a path that exists without this method; `allowed` are the methods it has.
+    public static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
+        var problem = Problem(.methodNotAllowed, code: "method_not_allowed",
+                              detail: "this path does not answer \(method); it answers \(allowed.joined(separator: ", "))")
+        problem.allow = allowed.joined(separator: ", ")
+        return problem
+    }
 }

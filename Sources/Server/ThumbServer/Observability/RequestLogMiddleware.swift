@@ -3,13 +3,15 @@ import Hummingbird
 import Logging
 
 /// One access-log line per request (method, path, status, time, cache tier) and the duration histogram.
-/// Errors are turned into problem+json here too, so the line logs the status the client saw.
+/// Errors are turned into problem+json here too, so the line logs the status the client saw; the
+/// router's "no route" becomes 405 with `Allow` when the path exists under other methods.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
     let logger: Logger
     let accessLog: AccessLog?
     let retryAfter: Int
     let readiness: Readiness
+    let methods: RouteMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -24,7 +26,12 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             throw CancellationError()
         } catch {
             var problem: Problem
-            if let error = error as? HTTPError {
+            if let error = error as? HTTPError, error.status == .notFound, let allowed = methods.allowed(for: request.uri.path),
+               !allowed.contains(request.method.rawValue) {
+                // Only the router's not-found responder throws HTTPError(.notFound) (routes throw
+                // Problems): the path is known, so it is the method that is not.
+                problem = .methodNotAllowed(request.method.rawValue, allowed: allowed)
+            } else if let error = error as? HTTPError {
                 problem = Problem(error.status, code: error.status == .notFound ? "not_found" : "http_error",
                                   detail: error.body ?? error.status.reasonPhrase)
             } else {

@@ -67,9 +67,11 @@ struct PrefetchRoutes: Sendable {
         try JSONResponse.make(["jobs": prefetcher.list()])
     }
 
-    func cancel(_ id: String, _ request: Request) throws -> Response {
+    /// Cancels a running job and forgets it (a later GET or DELETE of the id is 404); answers the
+    /// job's last report.
+    func delete(_ id: String, _ request: Request) async throws -> Response {
         if settings.signingKey != nil { try admin.check(request) }
-        guard let status = prefetcher.cancel(id) else { throw Problem.notFound("no prefetch job \(id)") }
+        guard let status = await prefetcher.remove(id) else { throw Problem.notFound("no prefetch job \(id)") }
         return try JSONResponse.make(status)
     }
 
