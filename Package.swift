@@ -286,18 +286,44 @@ let package = Package(
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
         .testTarget(name: "ThumbVariantTests", dependencies: ["TestSupport", "ThumbVariant", "ThumbCache", "Thumbnailer", "ImageCore"]),
         .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
-        .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore"]),
+        // The daemon in the test process (`TestDaemon`) and `thumbd serve` as a child (`ServeProcess`), for
+        // the suites of the pipeline, the server, the fleet and the CLI that talk to a running daemon.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: [
+                "TestSupport", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DaemonTestSupport"
+        ),
+        // The downloader and the CPU pool alone, and downloads and coalesced jobs through a daemon
+        // (origin faults, TLS, DNS, hostile origins).
+        .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbPipeline", "ThumbServer", "ThumbVariant", "ThumbCache",
+                                                               "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess"]),
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
-                "TestSupport", "TestOrigin", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
+                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
+        // Nodes behind nginx (three `thumbd serve` children) and prefetch through the fleet's entry point.
+        .testTarget(
+            name: "ThumbFleetTests",
+            dependencies: [
+                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbFleet", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "ChildProcess", "thumbd",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ImageCodecs", "ImageCore", "ThumbCache"]),
         // The inputs the fuzz targets found bugs with (TestImages/fuzz-regressions), run through them again.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ThumbdFuzzTargets", "TestSupport"]),
         // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.

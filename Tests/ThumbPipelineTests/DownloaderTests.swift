@@ -1,9 +1,10 @@
+import DaemonTestSupport
 import Foundation
 import ImageCodecs
 import NetworkGuard
+import Testing
 import TestOrigin
 import TestSupport
-import Testing
 import ThumbCache
 @testable import ThumbPipeline
 
@@ -126,9 +127,4 @@ struct DownloaderTests {
         await downloader.shutdown()
         try await origin.shutdown()
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

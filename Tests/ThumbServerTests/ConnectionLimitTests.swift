@@ -202,16 +202,6 @@ struct ConnectionLimitTests {
     }
 }
 
-/// This process's resident memory (VmRSS), in bytes.
-enum ProcessRSS {
-    static func current() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kib * 1024
-    }
-}
-
 /// `work` on a thread of its own: blocking socket calls must not hold the concurrency pool.
 func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in

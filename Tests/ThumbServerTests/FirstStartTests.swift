@@ -26,10 +26,10 @@ struct FirstStartTests {
     /// Starts `thumbd serve` with its cache in `directory`, waits until it listens, stops it with
     /// `signal`, and returns what it logged.
     static func run(in directory: URL, stop signal: Int32) async throws -> String {
-        let (process, log) = try ShutdownTests.serve(in: directory)
-        _ = try await ShutdownTests.listeningPort(log: log)
+        let (process, log) = try ServeProcess.start(in: directory)
+        _ = try await ServeProcess.listeningPort(log: log)
         kill(process.processIdentifier, signal)
-        #expect(await ShutdownTests.waitForExit(process, timeout: .seconds(20)))
+        #expect(await ServeProcess.waitForExit(process, timeout: .seconds(20)))
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: log)
         return text

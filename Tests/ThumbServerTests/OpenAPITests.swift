@@ -49,7 +49,7 @@ import TestSupport
                 let name = String(reference.split(separator: "/").last ?? "")
                 return try #require(shared[name] as? [String: Any], "\(path): \(reference) names no shared parameter")
             }
-            let query = Set(parameters.filter { $0["in"] as? String == "query" }.compactMap { $0["name"] as? String })
+            let query = try Set(parameters.filter { $0["in"] as? String == "query" }.flatMap { try Self.queryNames(of: $0, in: document) })
             #expect(query == known, "\(method) \(path): documented \(query.sorted()), the code accepts \(known.sorted())")
         }
     }
@@ -65,15 +65,39 @@ import TestSupport
         #expect(result.status == 0 && !result.timedOut, "\(result.stderrText.split(separator: "\n").suffix(12).joined(separator: "\n"))")
     }
 
-    @Test("GET /openapi.yaml serves the repo's file byte for byte, as application/yaml")
-    func servesTheDocument() async throws {
-        let daemon = try await TestDaemon.start(memoryOnly: true)
+    @Test("GET /openapi.yaml serves the repo's file, as application/yaml, with preset taking exactly the configured names",
+          arguments: [[String](), ["grid"], ["card", "grid"]])
+    func servesTheDocument(_ presets: [String]) async throws {
+        let daemon = try await TestDaemon.start(memoryOnly: true) { settings in
+            for name in presets { settings.server.variants.presets[name] = PresetHTTPTests.grid }
+        }
         let reply = try await daemon.get("/openapi.yaml")
         try await daemon.stop()
         #expect(reply.status == 200)
         #expect(reply.header("content-type") == "application/yaml")
-        let file = try TestPaths.bytes(Self.document)
-        #expect(!file.isEmpty && reply.body == file, "the served document (\(reply.body.count) bytes) is not the repo's (\(file.count) bytes)")
+        let file = String(decoding: try TestPaths.bytes(Self.document), as: UTF8.self)
+        let marker = "pattern: '^[a-z0-9_-]{1,64}$'  # configured preset names"
+        #expect(file.components(separatedBy: marker).count == 3, "both preset schemas carry the marker line")
+        let schema = presets.isEmpty ? "not: {}" : "enum: [" + presets.map { "'\($0)'" }.joined(separator: ", ") + "]"
+        let served = String(decoding: reply.body, as: UTF8.self)
+        #expect(served == file.replacingOccurrences(of: marker, with: schema),
+                "the served document (\(reply.body.count) bytes) is not the repo's with the preset names")
+    }
+
+    /// The query names a parameter stands for: its own name, or for an object spread over the query
+    /// (`style: form`, `explode: true`, which these routes use for parameters that depend on one
+    /// another) its properties' names.
+    static func queryNames(of parameter: [String: Any], in document: [String: Any]) throws -> [String] {
+        var schema = parameter["schema"] as? [String: Any] ?? [:]
+        if let reference = schema["$ref"] as? String {
+            let name = String(reference.split(separator: "/").last ?? "")
+            let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
+            schema = try #require(schemas?[name] as? [String: Any], "\(reference) names no schema")
+        }
+        guard schema["type"] as? String == "object" else { return [try #require(parameter["name"] as? String)] }
+        #expect(parameter["style"] as? String == "form" && parameter["explode"] as? Bool == true,
+                "\(parameter["name"] ?? "?"): an object in the query must be spread over it (style form, explode true)")
+        return ((schema["properties"] as? [String: Any]) ?? [:]).keys.sorted()
     }
 
     /// `paths` of the document: each path's item, its keys the methods (and `parameters`, …).

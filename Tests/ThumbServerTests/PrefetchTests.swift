@@ -9,33 +9,6 @@ import ThumbPipeline
 
 @Suite("Prefetch jobs")
 struct PrefetchTests {
-    static func post(_ daemon: TestDaemon, _ object: [String: Any]) async throws -> Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(daemon.port)/v1/prefetch")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 16 << 20)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
-    }
-
-    static func status(_ reply: Reply) throws -> PrefetchStatus {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(PrefetchStatus.self, from: Data(reply.body))
-    }
-
-    /// Polls the job until it is no longer running.
-    static func wait(_ daemon: TestDaemon, _ id: String, timeout: Duration = .seconds(60)) async throws -> PrefetchStatus {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let status = try status(try await daemon.get("/v1/prefetch/\(id)"))
-            if status.state != .running { return status }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("job \(id) still running after \(timeout)")
-    }
-
     static func page(_ origin: TestOrigin, products: [[String: Any]], number: Int = 1, hasNext: Bool = false) -> [String: Any] {
         ["page_no": number, "pages": products, "has_next": hasNext]
     }
@@ -47,11 +20,11 @@ struct PrefetchTests {
         let origin = try await TestOrigin.start(routes: routes)
         let daemon = try await TestDaemon.start()
         let products: [[String: Any]] = (0..<100).map { ["thumbnail": origin.url("/p\($0).jpg"), "images": [["url": origin.url("/big\($0).jpg")]]] }
-        let accepted = try await Self.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 })
+        let accepted = try await PrefetchJobs.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 })
         #expect(accepted.status == 202)
-        let first = try Self.status(accepted)
+        let first = try PrefetchJobs.status(accepted)
         #expect(accepted.header("location") == "/v1/prefetch/\(first.id)")
-        let done = try await Self.wait(daemon, first.id)
+        let done = try await PrefetchJobs.wait(daemon, first.id)
         #expect(done.state == .finished)
         #expect(done.total == 100)
         #expect(done.done == 100)
@@ -67,8 +40,8 @@ struct PrefetchTests {
         }
         #expect(origin.totalRequests == 100, "thumbnails only: detail images are not fetched unless asked")
 
-        let again = try Self.status(try await Self.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 }))
-        let second = try await Self.wait(daemon, again.id)
+        let again = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, Self.page(origin, products: products).merging(["size": 96]) { $1 }))
+        let second = try await PrefetchJobs.wait(daemon, again.id)
         #expect(second.alreadyCached == 100)
         #expect(second.placeholders?.count == 100, "cached items carry their placeholders too")
         #expect(second.done == 0)
@@ -86,7 +59,7 @@ struct PrefetchTests {
         let origin = try await TestOrigin.start(routes: routes)
         let daemon = try await TestDaemon.start()
         let urls = (0..<500).map { origin.url("/s\($0).jpg") }
-        let job = try Self.status(try await Self.post(daemon, ["urls": urls, "size": 64]))
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": urls, "size": 64]))
         #expect(await origin.waitForTotalRequests(count: 6, timeout: .seconds(20)))
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(daemon.port)/v1/prefetch/\(job.id)")
         request.method = .DELETE
@@ -94,7 +67,7 @@ struct PrefetchTests {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         #expect(response.status.code == 200)
         // The answer is the job's last report, sent once its work has stopped: the counts add up.
-        let final = try Self.status(Reply(status: 200, headers: response.headers,
+        let final = try PrefetchJobs.status(Reply(status: 200, headers: response.headers,
                                           body: Array(try await response.body.collect(upTo: 16 << 20).readableBytesView)))
         #expect(final.state == .cancelled)
         #expect(final.done + final.alreadyCached + final.failed + final.cancelled == final.total)
@@ -122,12 +95,12 @@ struct PrefetchTests {
         let origin = try await TestOrigin.start(routes: ["/j.jpg": .image(Images.jpeg, latency: .milliseconds(800))])
         let daemon = try await TestDaemon.start()
         let url = origin.url("/j.jpg")
-        let job = try Self.status(try await Self.post(daemon, ["urls": [url], "size": 80, "format": "jpeg"]))
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": [url], "size": 80, "format": "jpeg"]))
         #expect(await origin.waitForRequests("/j.jpg", count: 1, timeout: .seconds(20)))
         let reply = try await daemon.get(daemon.thumbnailPath(url, "size=80&format=jpeg"))
         #expect(reply.status == 200)
         #expect(reply.body.starts(with: [0xFF, 0xD8]))
-        let final = try await Self.wait(daemon, job.id)
+        let final = try await PrefetchJobs.wait(daemon, job.id)
         #expect(final.done == 1)
         #expect(origin.requestCount("/j.jpg") == 1)
         try await daemon.stop()
@@ -147,15 +120,15 @@ struct PrefetchTests {
         for (path, route) in routes { origin.setRoute(path, route) }
         let daemon = try await TestDaemon.start()
 
-        let two = try Self.status(try await Self.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 2, "size": 48]))
-        let twoDone = try await Self.wait(daemon, two.id)
+        let two = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 2, "size": 48]))
+        let twoDone = try await PrefetchJobs.wait(daemon, two.id)
         #expect(twoDone.pagesFetched == 2)
         #expect(twoDone.done == 6)
         #expect(origin.requestCount("/list") == 2)
         #expect(origin.requests("/list").map(\.uri) == ["/list?page_no=1", "/list?page_no=2"])
 
-        let five = try Self.status(try await Self.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 5, "size": 48]))
-        let fiveDone = try await Self.wait(daemon, five.id)
+        let five = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["page_url": origin.url("/list?page_no=1"), "pages": 5, "size": 48]))
+        let fiveDone = try await PrefetchJobs.wait(daemon, five.id)
         #expect(fiveDone.pagesFetched == 3, "page 3 says has_next: false")
         #expect(fiveDone.total == 9)
         #expect(fiveDone.alreadyCached == 6 && fiveDone.done == 3)
@@ -177,8 +150,8 @@ struct PrefetchTests {
             ["thumbnail": origin.url("/missing.jpg")], ["thumbnail": origin.url("/corrupt.png")], ["thumbnail": origin.url("/ok2.png")],
             ["thumbnail": origin.url("/ok1.jpg")],
         ]
-        let job = try Self.status(try await Self.post(daemon, Self.page(origin, products: products)))
-        let final = try await Self.wait(daemon, job.id)
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, Self.page(origin, products: products)))
+        let final = try await PrefetchJobs.wait(daemon, job.id)
         #expect(final.total == 6, "the duplicate is made once")
         #expect(final.done == 2)
         #expect(final.failed == 4)
@@ -191,17 +164,17 @@ struct PrefetchTests {
     func limits() async throws {
         let origin = try await TestOrigin.start(routes: ["/slow.jpg": .image(Images.jpeg, latency: .seconds(2))])
         let daemon = try await TestDaemon.start { $0.prefetch.maxURLsPerJob = 10; $0.prefetch.maxActiveJobs = 1 }
-        let tooMany = try await Self.post(daemon, ["urls": (0..<11).map { origin.url("/x\($0).jpg") }])
+        let tooMany = try await PrefetchJobs.post(daemon, ["urls": (0..<11).map { origin.url("/x\($0).jpg") }])
         #expect(tooMany.status == 413)
         #expect(tooMany.problemCode == "too_many_urls")
-        let running = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/slow.jpg")]]))
-        let refused = try await Self.post(daemon, ["urls": [origin.url("/other.jpg")]])
+        let running = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": [origin.url("/slow.jpg")]]))
+        let refused = try await PrefetchJobs.post(daemon, ["urls": [origin.url("/other.jpg")]])
         #expect(refused.status == 429)
         #expect(refused.problemCode == "too_many_jobs")
-        #expect(try await Self.post(daemon, ["nothing": 1]).problemCode == "invalid_parameter")
-        #expect(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 0]).problemCode == "invalid_parameter")
+        #expect(try await PrefetchJobs.post(daemon, ["nothing": 1]).problemCode == "invalid_parameter")
+        #expect(try await PrefetchJobs.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 0]).problemCode == "invalid_parameter")
         #expect(try await daemon.get("/v1/prefetch/nope").status == 404)
-        _ = try await Self.wait(daemon, running.id)
+        _ = try await PrefetchJobs.wait(daemon, running.id)
         try await daemon.stop()
         try await origin.shutdown()
     }
@@ -213,8 +186,8 @@ extension PrefetchTests {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
         // Long enough that a loaded machine still polls the finished job before it goes.
         let daemon = try await TestDaemon.start { $0.prefetch.keepFinished = .seconds(6) }
-        let job = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")]]))
-        _ = try await Self.wait(daemon, job.id)
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": [origin.url("/a.jpg")]]))
+        _ = try await PrefetchJobs.wait(daemon, job.id)
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 200)
         try await Task.sleep(for: .seconds(7))
         #expect(try await daemon.get("/v1/prefetch/\(job.id)").status == 404)
@@ -230,12 +203,12 @@ extension PrefetchTests {
         let directory = try TestDaemon.temporaryDirectory()
         let urls = [origin.url("/a.jpg"), origin.url("/b.jpg")]
         let first = try await TestDaemon.start(cacheDirectory: directory)
-        let made = try await Self.wait(first, try Self.status(try await Self.post(first, ["urls": urls])).id)
+        let made = try await PrefetchJobs.wait(first, try PrefetchJobs.status(try await PrefetchJobs.post(first, ["urls": urls])).id)
         #expect(made.done == 2)
         try await first.stop()
 
         let second = try await TestDaemon.start(cacheDirectory: directory)
-        let again = try await Self.wait(second, try Self.status(try await Self.post(second, ["urls": urls])).id)
+        let again = try await PrefetchJobs.wait(second, try PrefetchJobs.status(try await PrefetchJobs.post(second, ["urls": urls])).id)
         #expect(again.alreadyCached == 2)
         #expect(second.cache.memory.stats.entries == 0, "a prefetch of cached URLs must not fill the memory tier")
         #expect(second.cache.disk?.activity.hits == 0, "nor read their files")
@@ -250,13 +223,13 @@ extension PrefetchTests {
     func deletedJobsAreForgotten() async throws {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg)])
         let daemon = try await TestDaemon.start()
-        let job = try Self.status(try await Self.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 64]))
-        let ended = try await Self.wait(daemon, job.id)
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": [origin.url("/a.jpg")], "size": 64]))
+        let ended = try await PrefetchJobs.wait(daemon, job.id)
         #expect(ended.state == .finished && ended.done == 1)
         let deleted = try await daemon.get("/v1/prefetch/\(job.id)", method: .DELETE)
         #expect(deleted.status == 200)
         // An ended job is reported as it ended, not as cancelled.
-        let report = try Self.status(deleted)
+        let report = try PrefetchJobs.status(deleted)
         #expect(report.id == job.id && report.state == .finished && report.done == 1)
         let after = try await daemon.get("/v1/prefetch/\(job.id)")
         #expect(after.status == 404 && after.problemCode == "not_found")

@@ -5,13 +5,9 @@ import Foundation
 import NIOHTTP1
 import TestOrigin
 import Testing
-import TestSupport
 
 @Suite("SIGTERM drains and closes the cache")
 struct ShutdownTests {
-    /// The built `thumbd`, beside the test binary.
-    static let executable = TestPaths.builtProduct("thumbd")
-
     @Test("SIGTERM during in-flight requests: they complete, the exit status is 0, the index is consistent")
     func sigtermDrains() async throws {
         let origin = try await TestOrigin.start(routes: [
@@ -19,9 +15,9 @@ struct ShutdownTests {
             "/slow2.jpg": .image(Images.otherJPEG, latency: .milliseconds(1500)),
         ])
         let directory = try TestDaemon.temporaryDirectory()
-        let (process, log) = try Self.serve(in: directory)
+        let (process, log) = try ServeProcess.start(in: directory)
 
-        let port = try await Self.listeningPort(log: log)
+        let port = try await ServeProcess.listeningPort(log: log)
         func path(_ name: String) -> String {
             "/v1/thumbnail?size=64&url=" + origin.url(name).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         }
@@ -40,17 +36,17 @@ struct ShutdownTests {
             #expect(status == 200)
             #expect(bytes > 100)
         }
-        let exited = await Self.waitForExit(process, timeout: .seconds(15))
+        let exited = await ServeProcess.waitForExit(process, timeout: .seconds(15))
         #expect(exited)
         #expect(process.terminationStatus == 0)
         #expect(process.terminationReason == .exit)
         let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(logText.contains("cache closed"), "log: \(logText)")
 
-        let verify = try ChildProcess.run(Self.executable, ["cache", "verify", "--cache-dir", directory.appendingPathComponent("cache").path],
+        let verify = try ChildProcess.run(ServeProcess.executable, ["cache", "verify", "--cache-dir", directory.appendingPathComponent("cache").path],
                                           timeoutSeconds: 60)
         #expect(verify.status == 0, "\(verify.stdoutText)\(verify.stderrText)")
-        let listing = try ChildProcess.run(Self.executable, ["cache", "ls", "--json", "--cache-dir", directory.appendingPathComponent("cache").path],
+        let listing = try ChildProcess.run(ServeProcess.executable, ["cache", "ls", "--json", "--cache-dir", directory.appendingPathComponent("cache").path],
                                            timeoutSeconds: 60)
         let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]]
         #expect(entries?.filter { ($0["kind"] as? String) == "thumbnail" }.count == 2)
@@ -70,9 +66,9 @@ struct ShutdownTests {
             let length = thumbd_sd_notify_receive(notifications, &buffer, buffer.count, 10_000)
             return length > 0 ? String(decoding: buffer[0..<Int(length)].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         }
-        let (process, log) = try Self.serve(in: directory, ["THUMBD_SERVER_DRAIN_GRACE": "3", "NOTIFY_SOCKET": socketPath])
+        let (process, log) = try ServeProcess.start(in: directory, ["THUMBD_SERVER_DRAIN_GRACE": "3", "NOTIFY_SOCKET": socketPath])
 
-        let port = try await Self.listeningPort(log: log)
+        let port = try await ServeProcess.listeningPort(log: log)
         #expect(notification()?.hasPrefix("READY=1") == true, "systemd hears READY once the daemon listens")
         func get(_ path: String) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(10))
@@ -106,53 +102,8 @@ struct ShutdownTests {
         }
         #expect(refused)
         #expect(ContinuousClock.now - signalled >= .seconds(3), "not before the grace")
-        #expect(await Self.waitForExit(process, timeout: .seconds(15)))
+        #expect(await ServeProcess.waitForExit(process, timeout: .seconds(15)))
         #expect(process.terminationStatus == 0)
         try await origin.shutdown()
-    }
-
-    /// `thumbd serve` on an ephemeral port with its cache in `directory`, the loopback origin
-    /// allowed, its stderr in `directory/daemon.log`.
-    static func serve(in directory: URL, _ extra: [String: String] = [:]) throws -> (Process, URL) {
-        let log = directory.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["THUMBD_LISTEN"] = "127.0.0.1:0"
-        environment["THUMBD_CACHE_DIR"] = directory.appendingPathComponent("cache").path
-        environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.1/32"
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, log)
-    }
-
-    static func listeningPort(log: URL) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"address=http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                let match = text[range]
-                if let port = Int(match.split(separator: ":").last ?? "") { return port }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("the daemon did not report a listening address: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-    }
-
-    static func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        if process.isRunning {
-            process.terminate()
-            return false
-        }
-        return true
     }
 }

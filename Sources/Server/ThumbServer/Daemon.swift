@@ -167,7 +167,8 @@ public final class Daemon: Sendable {
                                    retryAfter: settings.server.retryAfterSeconds)
         router.post("/v1/uploads/prepare") { request, _ in try await uploads.prepare(request) }
         if settings.server.inspector { addInspector(to: router) }
-        router.get("/openapi.yaml") { _, _ in OpenAPIDocument.response() }
+        let openAPI = OpenAPIDocument.served(presets: Array(settings.server.variants.presets.keys))
+        router.get("/openapi.yaml") { _, _ in openAPI.response() }
         // Liveness: the process answers. Readiness (whether to send it work) is /readyz.
         router.get("/healthz") { _, _ in
             try JSONResponse.make(["status": "ok"])

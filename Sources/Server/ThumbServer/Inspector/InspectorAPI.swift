@@ -140,6 +140,7 @@ struct InspectorAPI: Sendable {
     }
 
     static func entryQuery(_ parameters: QueryParameters) throws -> CacheEntryQuery {
+        try parameters.refuseOthers(than: ["sort", "reverse", "host", "q", "kind", "limit", "after", "before", "at"])
         let order = try parameters.order()
         var kind: CacheEntryQuery.Kind?
         if let text = parameters["kind"], !text.isEmpty {

@@ -57,9 +57,32 @@ struct CacheRoutes: Sendable {
 
     /// Removes one entry (`?url=&variant=`), every variant of a URL (`?url=`), or every entry of a
     /// host (`?host=`), from both tiers.
+    /// A host as the listing writes it: a name or IPv4 address (letters, digits, dots, dashes) or
+    /// a bracketed IPv6 address, then `:port` (1 to 5 digits) when it is not the scheme's default.
+    static func isListedHost(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        var name = Substring(text), port: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return false }
+            let inside = text[text.index(after: text.startIndex)..<close]
+            guard !inside.isEmpty, inside.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }) else { return false }
+            let rest = text[text.index(after: close)...]
+            guard rest.isEmpty || rest.first == ":" else { return false }
+            name = "x"
+            port = rest.isEmpty ? nil : rest.dropFirst()
+        } else {
+            name = parts[0]
+            port = parts.count == 2 ? parts[1] : nil
+        }
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else { return false }
+        if let port { return (1...5).contains(port.count) && port.allSatisfy { $0.isASCII && $0.isNumber } }
+        return true
+    }
+
     func evict(_ request: Request) throws -> Response {
         try admin.check(request)
         let query = QueryParameters(request.uri.query)
+        try query.refuseOthers(than: ["url", "variant", "host"])
         let scope: CacheScope
         switch (query["url"], query["host"]) {
         case (let text?, nil) where !text.isEmpty:
@@ -71,9 +94,9 @@ struct CacheRoutes: Sendable {
             } else {
                 scope = .url(url)
             }
-        case (nil, let host?) where !host.isEmpty:
+        case (nil, let host?) where !host.isEmpty && query["variant"] == nil:
             // As the listing shows hosts: lower-case, with ":port" when it is not the scheme's default.
-            guard !host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) else {
+            guard Self.isListedHost(host) else {
                 throw Problem.badParameter("host must be a host name as the listing shows it (with :port if any), not \"\(host)\"")
             }
             scope = .host(host.lowercased())

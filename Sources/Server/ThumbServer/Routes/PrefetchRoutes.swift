@@ -30,7 +30,15 @@ struct PrefetchRoutes: Sendable {
             source = .urls(list.map { ($0 as? String) ?? String(describing: $0) })
         } else if let pageURL = object["page_url"] {
             guard let text = pageURL as? String else { throw Problem.badParameter("page_url must be a string") }
-            let pages = object["pages"] as? Int ?? 1
+            // A `pages` that is not a whole number (text, an object, true) is refused, not read as 1:
+            // the job would quietly fetch another number of pages than the client meant.
+            let pages: Int
+            // Read as the variant's numbers are, so a JSON true is not taken for 1.
+            switch object["pages"].flatMap({ VariantFields(object: ["pages": $0])["pages"] }) {
+            case nil: pages = 1
+            case .number(let number) where number.rounded() == number && abs(number) < 1e9: pages = Int(number)
+            default: throw Problem.badParameter("pages must be a whole number from 1 to \(prefetcher.settings.maxPages)")
+            }
             guard (1...prefetcher.settings.maxPages).contains(pages) else {
                 throw Problem.badParameter("pages must be between 1 and \(prefetcher.settings.maxPages)")
             }

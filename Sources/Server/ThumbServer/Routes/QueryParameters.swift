@@ -38,6 +38,14 @@ struct QueryParameters: Sendable {
         }
     }
 
+    /// Refuses a parameter the route does not read: a misspelt one would otherwise change nothing
+    /// without a word (`hots=` evicting every host's nothing, `srot=` listing in the default order).
+    func refuseOthers(than names: [String]) throws {
+        if let unknown = pairs.first(where: { !names.contains($0.0) }) {
+            throw Problem.badParameter("unknown parameter \"\(unknown.0)\"; the parameters are \(names.joined(separator: ", "))")
+        }
+    }
+
     func int(_ name: String) throws -> Int? {
         guard let text = self[name] else { return nil }
         guard let value = Int(text) else { throw Problem.badParameter("\(name) must be a whole number, not \"\(text)\"") }

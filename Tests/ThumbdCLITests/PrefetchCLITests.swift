@@ -1,7 +1,8 @@
 import ChildProcess
+import DaemonTestSupport
 import Foundation
-import TestOrigin
 import Testing
+import TestOrigin
 
 @Suite("thumbd prefetch: to a running daemon, in-process without one, Ctrl-C")
 struct PrefetchCLITests {
@@ -17,7 +18,7 @@ struct PrefetchCLITests {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 let process = Process()
-                process.executableURL = URL(fileURLWithPath: ShutdownTests.executable)
+                process.executableURL = URL(fileURLWithPath: ServeProcess.executable)
                 process.arguments = arguments
                 process.environment = environment
                 let errors = Pipe()
@@ -58,7 +59,7 @@ struct PrefetchCLITests {
         #expect(stderr.contains("this process (no daemon answered)"), "\(stderr)")
         #expect(stderr.contains("origin_status"), "\(stderr)")
         #expect(stderr.contains("1 made"), "\(stderr)")
-        let listing = try ChildProcess.run(ShutdownTests.executable, ["cache", "ls", "--json", "--cache-dir", directory.path], timeoutSeconds: 60)
+        let listing = try ChildProcess.run(ServeProcess.executable, ["cache", "ls", "--json", "--cache-dir", directory.path], timeoutSeconds: 60)
         let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]]
         #expect(entries?.contains { ($0["url"] as? String) == origin.url("/a.jpg") && ($0["kind"] as? String) == "thumbnail" } == true)
         // A second run finds it cached.
@@ -76,7 +77,7 @@ struct PrefetchCLITests {
         let origin = try await TestOrigin.start(routes: routes)
         let directory = try TestDaemon.temporaryDirectory()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ShutdownTests.executable)
+        process.executableURL = URL(fileURLWithPath: ServeProcess.executable)
         process.arguments = ["prefetch"] + (0..<20).map { origin.url("/s\($0).jpg") }
         process.environment = Self.environment(["THUMBD_LISTEN": "127.0.0.1:1", "THUMBD_CACHE_DIR": directory.path,
                                                 "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"])
@@ -85,7 +86,7 @@ struct PrefetchCLITests {
         try process.run()
         #expect(await origin.waitForTotalRequests(count: 3, timeout: .seconds(30)))
         kill(process.processIdentifier, SIGINT)
-        #expect(await ShutdownTests.waitForExit(process, timeout: .seconds(10)))
+        #expect(await ServeProcess.waitForExit(process, timeout: .seconds(10)))
         #expect(process.terminationStatus == 130)
         let closed = (0..<20).reduce(0) { $0 + origin.earlyCloses("/s\($1).jpg") }
         #expect(closed == origin.totalRequests && closed > 0)

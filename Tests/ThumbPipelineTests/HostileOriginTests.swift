@@ -1,9 +1,10 @@
 import ChildProcess
+import DaemonTestSupport
 import Foundation
 import ImageCodecs
 import ImageCore
-import TestOrigin
 import Testing
+import TestOrigin
 
 /// Origins that misbehave on purpose, where the fault matrix's checks are not the whole story:
 /// how long the answer takes, how much memory it costs, what happens to the connection after.

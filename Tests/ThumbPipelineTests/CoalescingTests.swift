@@ -1,6 +1,7 @@
+import DaemonTestSupport
 import Foundation
-import TestOrigin
 import Testing
+import TestOrigin
 
 @Suite("One job per thumbnail, cancelled when nobody waits")
 struct CoalescingTests {

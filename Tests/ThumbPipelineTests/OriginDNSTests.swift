@@ -1,6 +1,7 @@
+import DaemonTestSupport
 import NetworkGuard
-import TestOrigin
 import Testing
+import TestOrigin
 
 /// Names that do not resolve, and a resolver that takes its time. A DNS server cannot be made slow
 /// without root (resolv.conf is the system's), so the slow one is the system's own seam,

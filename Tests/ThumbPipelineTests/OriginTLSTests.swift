@@ -1,7 +1,8 @@
+import DaemonTestSupport
 import Foundation
 import NetworkGuard
-import TestOrigin
 import Testing
+import TestOrigin
 import ThumbServer
 
 /// HTTPS origins on 127.0.0.1 (named `localhost`, which their certificates name), with

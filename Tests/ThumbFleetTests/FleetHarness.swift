@@ -1,15 +1,16 @@
-import ThumbVariant
 import AsyncHTTPClient
 import ChildProcess
+import DaemonTestSupport
 import Foundation
-import ThumbPipeline
-import ThumbFleet
 import NIOCore
 import NIOHTTP1
 import Synchronization
 import TestOrigin
 import TestSupport
+import ThumbFleet
+import ThumbPipeline
 import ThumbServer
+import ThumbVariant
 
 /// Three `thumbd serve` processes, each with its own cache directory, behind nginx running the
 /// shipped config/nginx/thumbd.conf, and a loopback origin: the fleet an operator builds from the
@@ -66,7 +67,7 @@ final class FleetHarness: Sendable {
         environment["THUMBD_SERVER_ACCESS_LOG"] = "false"
         environment["THUMBD_SERVER_DRAIN_GRACE"] = "1"
         environment["THUMBD_PIPELINE_WORKER_THREADS"] = "1"
-        let process = try BackgroundProcess(name: "node \(index)", program: ShutdownTests.executable, arguments: ["serve"],
+        let process = try BackgroundProcess(name: "node \(index)", program: ServeProcess.executable, arguments: ["serve"],
                                             environment: environment,
                                             stdoutPath: directory.appendingPathComponent("node-\(index)-run-\(run).log").path)
         nodes.withLock { $0[index] = process }

@@ -1,7 +1,8 @@
 import ChildProcess
+import DaemonTestSupport
 import Foundation
-import TestOrigin
 import Testing
+import TestOrigin
 import ThumbCache
 import ThumbFleet
 import ThumbPipeline
@@ -18,9 +19,9 @@ struct FleetEntryTests {
         let home = try await TestDaemon.start()
         let front = try await TestDaemon.start { $0.fleet.entry = "http://127.0.0.1:\(home.port)" }
         let urls = ["/a.jpg", "/b.jpg", "/gone.jpg"].map { origin.url($0) }
-        let submitted = try await PrefetchTests.post(front, ["urls": urls, "size": 72])
+        let submitted = try await PrefetchJobs.post(front, ["urls": urls, "size": 72])
         #expect(submitted.status == 202, "\(String(decoding: submitted.body, as: UTF8.self))")
-        let report = try await PrefetchTests.wait(front, try PrefetchTests.status(submitted).id)
+        let report = try await PrefetchJobs.wait(front, try PrefetchJobs.status(submitted).id)
         #expect(report.state == .finished)
         #expect(report.done == 2)
         #expect(report.failed == 1)
@@ -31,8 +32,8 @@ struct FleetEntryTests {
         let made = try home.cache.disk?.entries(limit: nil).filter { $0.key.variant != .original }.map(\.key.url.value).sorted()
         #expect(made == urls.prefix(2).sorted())
         // A second job finds them cached behind the entry point.
-        let again = try await PrefetchTests.post(front, ["urls": Array(urls.prefix(2)), "size": 72])
-        let second = try await PrefetchTests.wait(front, try PrefetchTests.status(again).id)
+        let again = try await PrefetchJobs.post(front, ["urls": Array(urls.prefix(2)), "size": 72])
+        let second = try await PrefetchJobs.wait(front, try PrefetchJobs.status(again).id)
         #expect(second.alreadyCached == 2 && second.done == 0)
         #expect(origin.requestCount("/a.jpg") == 1)
         try await front.stop()
@@ -48,8 +49,8 @@ struct FleetEntryTests {
         let front = try await TestDaemon.start { $0.fleet.entry = "http://127.0.0.1:\(closedPort)" }
         let urls = (0..<5).map { origin.url("/a.jpg?n=\($0)") }
         let started = ContinuousClock.now
-        let submitted = try await PrefetchTests.post(front, ["urls": urls])
-        let report = try await PrefetchTests.wait(front, try PrefetchTests.status(submitted).id, timeout: .seconds(30))
+        let submitted = try await PrefetchJobs.post(front, ["urls": urls])
+        let report = try await PrefetchJobs.wait(front, try PrefetchJobs.status(submitted).id, timeout: .seconds(30))
         #expect(report.state == .finished)
         #expect(report.failed == 5)
         #expect(Set(report.failures.map(\.code)) == ["entry_unreachable"], "\(report.failures)")

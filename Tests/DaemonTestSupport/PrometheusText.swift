@@ -2,10 +2,10 @@ import Foundation
 
 /// A strict reader of the Prometheus text format (0.0.4): every line must be a comment or a sample
 /// `name{label="value",…} number`, so a malformed exposition fails the test.
-enum PrometheusText {
+public enum PrometheusText {
     /// Samples by their full name with labels (`thumbd_cache_bytes{tier="memory"}`); for unlabelled
     /// ones, by bare name.
-    static func parse(_ bytes: [UInt8]) throws -> [String: Double] {
+    public static func parse(_ bytes: [UInt8]) throws -> [String: Double] {
         let text = String(decoding: bytes, as: UTF8.self)
         let sample = try NSRegularExpression(pattern: #"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$"#)
         var values: [String: Double] = [:]

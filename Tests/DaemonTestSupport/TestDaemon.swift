@@ -12,13 +12,13 @@ import ThumbServer
 
 /// A daemon running inside the test process on an ephemeral port, with its own temporary cache
 /// directory and the loopback origin (127.0.0.1 only) allow-listed.
-final class TestDaemon: Sendable {
-    let daemon: Daemon
-    let port: Int
-    let cacheDirectory: URL?
+public final class TestDaemon: Sendable {
+    public let daemon: Daemon
+    public let port: Int
+    public let cacheDirectory: URL?
     private let task: Task<Void, any Error>
 
-    static func start(cacheDirectory: URL? = nil, memoryOnly: Bool = false,
+    public static func start(cacheDirectory: URL? = nil, memoryOnly: Bool = false,
                       _ configure: (inout DaemonSettings) -> Void = { _ in }) async throws -> TestDaemon {
         var settings = DaemonSettings()
         settings.server.port = 0
@@ -47,26 +47,26 @@ final class TestDaemon: Sendable {
         self.task = task
     }
 
-    func stop() async throws {
+    public func stop() async throws {
         await daemon.stop()
         try await task.value
     }
 
-    var cache: TwoTierCache { daemon.cache }
+    public var cache: TwoTierCache { daemon.cache }
 
     /// `/v1/thumbnail?url=…` with the other parameters given.
-    func thumbnailPath(_ url: String, _ extra: String = "size=64") -> String {
+    public func thumbnailPath(_ url: String, _ extra: String = "size=64") -> String {
         "/v1/thumbnail?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" + (extra.isEmpty ? "" : "&\(extra)")
     }
 
     /// `/metrics`, parsed strictly (`PrometheusText`).
-    func metrics() async throws -> [String: Double] {
+    public func metrics() async throws -> [String: Double] {
         try PrometheusText.parse(try await get("/metrics").body)
     }
 
     /// Scrapes `/metrics` until `done` holds for them or `timeout` passes (what the daemon does after
     /// an answer, or on a timer, shows up later); returns the last scrape, for the caller to expect on.
-    func metrics(within timeout: Duration, interval: Duration = .milliseconds(20),
+    public func metrics(within timeout: Duration, interval: Duration = .milliseconds(20),
                  until done: ([String: Double]) -> Bool) async throws -> [String: Double] {
         let deadline = ContinuousClock.now + timeout
         var values = try await metrics()
@@ -77,7 +77,7 @@ final class TestDaemon: Sendable {
         return values
     }
 
-    func get(_ path: String, headers: [(String, String)] = [], method: HTTPMethod = .GET) async throws -> Reply {
+    public func get(_ path: String, headers: [(String, String)] = [], method: HTTPMethod = .GET) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -86,41 +86,47 @@ final class TestDaemon: Sendable {
         return Reply(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
     }
 
-    static func temporaryDirectory() throws -> URL {
+    public static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-server-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 }
 
-struct Reply: Sendable {
-    let status: Int
-    let headers: HTTPHeaders
-    let body: [UInt8]
+public struct Reply: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: [UInt8]
 
-    func header(_ name: String) -> String? { headers.first(name: name) }
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers.first(name: name) }
 
     /// The problem document's `code`, or nil if this is not problem+json.
-    var problemCode: String? {
+    public var problemCode: String? {
         guard header("content-type") == "application/problem+json",
               let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
         return object["code"] as? String
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Real JPEG and PNG files for the origin to serve.
-enum Images {
-    static let jpeg: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 640, height: 480), .jpeg(quality: 90))
-    static let otherJPEG: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 300, height: 500), .jpeg(quality: 80))
-    static let png: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 320, height: 240), .png)
+public enum Images {
+    public static let jpeg: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 640, height: 480), .jpeg(quality: 90))
+    public static let otherJPEG: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 300, height: 500), .jpeg(quality: 80))
+    public static let png: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 320, height: 240), .png)
     /// The PNG with garbage in its compressed pixel data, behind a correct chunk checksum: the
     /// file is whole, its content is not.
-    static let corruptPNG: [UInt8] = {
+    public static let corruptPNG: [UInt8] = {
         var bytes = png
         let idat = Array("IDAT".utf8)
         let start = (8..<bytes.count - 4).first { Array(bytes[$0..<$0 + 4]) == idat }!

@@ -1,9 +1,10 @@
 import ChildProcess
+import DaemonTestSupport
 import Foundation
 import Synchronization
+import Testing
 import TestOrigin
 import TestSupport
-import Testing
 
 /// The README's fleet recipe, run for real: three `thumbd serve` processes behind nginx with the
 /// shipped config/nginx/thumbd.conf, a loopback origin, and nodes killed and restarted under load.
@@ -173,7 +174,7 @@ struct FleetTests {
             // The whole host, from the command line, over the three nodes and a dead fourth.
             fleet.stop(2, signal: SIGKILL)
             let nodes = fleet.nodePorts.map { "http://127.0.0.1:\($0)" }.joined(separator: ",")
-            let evict = try ChildProcess.run(ShutdownTests.executable, ["cache", "evict", "--host", "127.0.0.1:\(origin.port)", "--nodes", nodes,
+            let evict = try ChildProcess.run(ServeProcess.executable, ["cache", "evict", "--host", "127.0.0.1:\(origin.port)", "--nodes", nodes,
                                                                         "--token", FleetHarness.adminToken, "--json"], timeoutSeconds: 60)
             #expect(evict.status == 1, "a dead node makes the command fail: \(evict.stdoutText) \(evict.stderrText)")
             let report = try JSONSerialization.jsonObject(with: Data(evict.stdout)) as? [String: Any]
@@ -184,7 +185,7 @@ struct FleetTests {
             #expect(report?["failedNodes"] as? Int == 1)
             for node in 0..<2 { #expect(try await fleet.urls(onNode: node).isEmpty, "node \(node) holds nothing of the host") }
 
-            let stats = try ChildProcess.run(ShutdownTests.executable, ["cache", "stats", "--nodes", nodes], timeoutSeconds: 60)
+            let stats = try ChildProcess.run(ServeProcess.executable, ["cache", "stats", "--nodes", nodes], timeoutSeconds: 60)
             #expect(stats.status == 1)
             #expect(stats.stdoutText.contains("fleet (2 of 3 nodes)"), "\(stats.stdoutText)")
 

@@ -1,6 +1,7 @@
+import DaemonTestSupport
 import Foundation
-import TestOrigin
 import Testing
+import TestOrigin
 import ThumbCache
 
 @Suite("Origin faults: each with its problem code, nothing cached, no download slot held")
