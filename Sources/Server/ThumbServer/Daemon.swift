@@ -59,14 +59,19 @@ public final class Daemon: Sendable {
                                       diskLimits: settings.diskLimits, warn: { warnLogger.warning("\($0)") })
         // The listener opens only after this: until then a balancer's connections are refused and
         // it sends the work to another node (nginx retries a refused connect at once).
-        if let startup = cache.disk?.startup, startup.kind == .created {
-            logger.notice("cache directory created", metadata: ["directory": "\(settings.cacheDirectory?.path ?? "")"])
-        } else if let startup = cache.disk?.startup, startup.kind != .clean {
-            let elapsed = ContinuousClock.now - opening
-            logger.notice("cache repaired before serving", metadata: [
-                "previous_end": "\(startup.kind.rawValue)", "files_checksummed": "\(startup.checksummed)",
-                "open_ms": "\(Int(elapsed / .milliseconds(1)))",
-            ])
+        if let startup = cache.disk?.startup {
+            switch startup.kind {
+            case .clean:
+                break
+            case .created:
+                logger.notice("cache directory created", metadata: ["directory": "\(settings.cacheDirectory?.path ?? "")"])
+            default:
+                let elapsed = ContinuousClock.now - opening
+                logger.notice("cache repaired before serving", metadata: [
+                    "previous_end": "\(startup.kind.rawValue)", "files_checksummed": "\(startup.checksummed)",
+                    "open_ms": "\(Int(elapsed / .milliseconds(1)))",
+                ])
+            }
         }
         let downloader = Downloader(settings: settings.download, metrics: DownloadMetrics(factory: metrics.factory),
                                     logger: logger)
