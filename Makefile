@@ -54,7 +54,7 @@ release: deps
 # The crash rounds SIGKILL a daemon under a miss storm (both cores busy): with the CPU-heavy pass.
 # The fleet target runs three daemons and nginx as processes and kills them under load: alone, last.
 NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests
-CRASH_TESTS := ThumbdBenchTests.CrashRoundTests
+CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTests
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)
 FLEET_TESTS := ThumbFleetTests
 

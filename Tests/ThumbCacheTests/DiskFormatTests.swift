@@ -71,33 +71,29 @@ struct DiskFormatTests {
         try FileManager.default.removeItem(at: dir.appendingPathComponent("index.sqlite"))
         let warnings = WarningLog()
         let cache = try DiskCache.open(at: dir, clock: Self.clock, warn: warnings.sink)
-        #expect(warnings.contains("2 entries recovered"), "\(warnings.all)")
+        #expect(warnings.contains("started a new one"), "\(warnings.all)")
+        #expect(warnings.contains("2 adopted from their metadata"), "\(warnings.all)")
         try expectFixtureEntries(in: cache)
         #expect(try cache.verify().isClean)
         cache.close()
     }
 
-    /// A sidecar written today has exactly the keys a format-1 sidecar has (for the same fields
-    /// present), so an older thumbd can still rebuild its index from our files.
-    @Test func sidecarsWrittenNowKeepFormatOne() throws {
-        let dir = DiskTest.makeDirectory("format")
+    /// Entries stored now have no sidecar (one file each: a sidecar per entry doubled the inodes a
+    /// cache of millions needs); an older entry's sidecar goes with its entry.
+    @Test func noSidecarIsWrittenAndOldOnesGoWithTheirEntries() throws {
+        let dir = try copyOfFixture()
         defer { DiskTest.cleanUp(dir) }
         let cache = try DiskCache.open(at: dir, clock: Self.clock)
-        try cache.store(Self.thumbnail, DiskTest.bytes(642), validators: CacheValidators(lastModified: "Wed, 25 Nov 2026 01:28:45 GMT"),
-                        contentType: "image/png")
-        let path = try #require(try cache.read(Self.thumbnail, .facts)).entry.filePath + ".meta"
+        let added = DiskTest.key(7)
+        try cache.store(added, DiskTest.bytes(642), contentType: "image/png")
+        let path = try #require(try cache.read(added, .facts)).entry.filePath
+        #expect(FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".meta"))
+        let old = dir.path + "/objects/12/1214af5bde4e9d269d2176aa9850f27b834da77b83879241b6c0fde34c3e2eeb"
+        #expect(FileManager.default.fileExists(atPath: old + ".meta"))
+        let oldKey = try #require(try cache.entries(limit: nil).first { $0.filePath == old }?.key)
+        #expect(try cache.remove(oldKey))
+        #expect(!FileManager.default.fileExists(atPath: old) && !FileManager.default.fileExists(atPath: old + ".meta"))
         cache.close()
-        let written = try sidecarObject(atPath: path)
-        let old = try sidecarObject(atPath: Self.fixture.path + "/objects/12/1214af5bde4e9d269d2176aa9850f27b834da77b83879241b6c0fde34c3e2eeb.meta")
-        #expect(Set(written.keys) == Set(old.keys))
-        #expect(written["v"] as? Int == 1 && written["variant"] as? String == old["variant"] as? String)
-        #expect(written["size"] as? Int == 642 && written["last_modified"] as? String == old["last_modified"] as? String)
-        let createdNow = try #require(written["created"] as? Double)
-        #expect(abs(createdNow - Self.created.addingTimeInterval(60).timeIntervalSince1970) < 0.001)
     }
 
-    private func sidecarObject(atPath path: String) throws -> [String: Any] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
 }

@@ -8,7 +8,8 @@ import TestSupport
 /// admin evictions under small limits, is killed with SIGKILL at a seeded moment, and is started
 /// again on the same directory; after each restart `thumbd cache verify` is clean, every index row
 /// has its whole file, nothing is orphaned, and every 200 answered before is still cached whole or
-/// absent. `thumbd-bench crash` runs the same code for 50 rounds. Runs in `make test`'s CPU-heavy
+/// absent, on a cache prefilled with 20,000 entries (the daemon repairs in the background; the
+/// checks wait for it). `thumbd-bench crash` runs the same code for 50 rounds. Runs in `make test`'s CPU-heavy
 /// pass: it keeps both cores busy.
 @Suite(.serialized) struct CrashRoundTests {
     static let python = BackgroundProcess.which("python3")
@@ -24,6 +25,8 @@ import TestSupport
         settings.seed = 2026
         settings.loadSeconds = 0.8...1.6
         settings.connections = 3
+        // On a cache that already holds many entries (`thumbd-bench crash --prefill 1000000` at full size).
+        settings.prefillEntries = 20_000
 
         let report = try await CrashRun.runOffThePool(settings)
 

@@ -56,7 +56,7 @@ public final class Daemon: Sendable {
         let warnLogger = logger
         let opening = ContinuousClock.now
         cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
-                                      diskLimits: settings.diskLimits, warn: { warnLogger.warning("\($0)") })
+                                      diskLimits: settings.diskLimits, repair: .inBackground, warn: { warnLogger.warning("\($0)") })
         // The listener opens only after this: until then a balancer's connections are refused and
         // it sends the work to another node (nginx retries a refused connect at once).
         if let startup = cache.disk?.startup {
@@ -65,11 +65,17 @@ public final class Daemon: Sendable {
                 break
             case .created:
                 logger.notice("cache directory created", metadata: ["directory": "\(settings.cacheDirectory?.path ?? "")"])
-            default:
+            case .rebuilt:
                 let elapsed = ContinuousClock.now - opening
-                logger.notice("cache repaired before serving", metadata: [
-                    "previous_end": "\(startup.kind.rawValue)", "files_checksummed": "\(startup.checksummed)",
+                logger.notice("cache index rebuilt from the files before serving", metadata: [
                     "open_ms": "\(Int(elapsed / .milliseconds(1)))",
+                ])
+            default:
+                // Served at once: every file is checksummed before its first hit until the repair
+                // has been through every folder (metric thumbd_cache_repair_progress_ratio).
+                let elapsed = ContinuousClock.now - opening
+                logger.notice("cache left by a crash: serving now, repairing in the background", metadata: [
+                    "previous_end": "\(startup.kind.rawValue)", "open_ms": "\(Int(elapsed / .milliseconds(1)))",
                 ])
             }
         }

@@ -66,11 +66,11 @@ extension DiskCache {
             hits: counters.hits, misses: counters.misses, evictions: counters.evictions, indexBytes: indexBytes)
     }
 
-    /// Totals from the owner's in-memory map (no SQL): what eviction works with.
+    /// Totals as the index last reported them (no SQL): what eviction works with.
     public var usage: (thumbnails: CacheTierUsage, originals: CacheTierUsage) {
         state.withLock { s in
-            (CacheTierUsage(entries: s.table.count(originals: false), bytes: s.table.bytes(originals: false), maxBytes: limits.maxBytes),
-             CacheTierUsage(entries: s.table.count(originals: true), bytes: s.table.bytes(originals: true), maxBytes: limits.originalsMaxBytes))
+            (CacheTierUsage(entries: s.totals.count(originals: false), bytes: s.totals.bytes(originals: false), maxBytes: limits.maxBytes),
+             CacheTierUsage(entries: s.totals.count(originals: true), bytes: s.totals.bytes(originals: true), maxBytes: limits.originalsMaxBytes))
         }
     }
 

@@ -16,8 +16,12 @@ extension DiskCache {
     /// gives `CacheError.ownedByAnotherProcess`). After an unclean shutdown it reconciles files and
     /// index; a missing or unreadable index is moved aside and rebuilt from the files, with a
     /// warning. `.readOnly` opens an existing index read-only and touches no file.
+    ///
+    /// Opening reads no entry: lookups, evictions and totals go to the index, so it takes the same
+    /// few milliseconds at any size. The repair after a crash runs as `repair` says; while it
+    /// runs in the background, every file is checksummed before it is first served.
     public static func open(at directory: URL, limits: DiskCacheLimits = DiskCacheLimits(), mode: CacheOpenMode = .owner,
-                            clock: CacheClock = .system,
+                            repair: DiskRepairTiming = .beforeOpening, clock: CacheClock = .system,
                             warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> DiskCache {
         let layout = DiskLayout(directory: directory)
         let url = URL(fileURLWithPath: layout.root, isDirectory: true)
@@ -31,8 +35,9 @@ extension DiskCache {
                 throw .indexUnreadable(path: layout.indexPath, reason: "\(error)")
             }
             let counters = (try? index.counters()) ?? DiskCounters()
+            let totals = (try? index.totals()) ?? DiskTotals()
             return DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn, index: index,
-                             lockFD: -1, table: DiskEntryTable(), counters: counters, needsReconcile: false,
+                             lockFD: -1, totals: totals, counters: counters, needsReconcile: false,
                              startup: DiskStartup(kind: .readOnly))
         case .owner:
             do { try FileOps.makeDirectories(layout.root) } catch {
@@ -42,8 +47,16 @@ extension DiskCache {
             do {
                 let opened = try openOwnedIndex(layout: layout, limits: limits, clock: clock, warn: warn)
                 let cache = DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn,
-                                      index: opened.index, lockFD: lockFD, table: opened.table, counters: opened.counters,
+                                      index: opened.index, lockFD: lockFD, totals: opened.totals, counters: opened.counters,
                                       needsReconcile: false, startup: opened.startup)
+                try cache.keepBudgets()
+                if let recentFrom = opened.repairRecentFrom {
+                    cache.reconciler.begin(folders: 256)
+                    switch repair {
+                    case .beforeOpening: cache.reconcileFolders(recentFrom: recentFrom)
+                    case .inBackground: cache.reconciler.start { [cache] in cache.reconcileFolders(recentFrom: recentFrom) }
+                    }
+                }
                 return cache
             } catch {
                 FileOps.closeDescriptor(lockFD)
@@ -117,9 +130,11 @@ extension DiskCache {
 
     struct OpenedIndex {
         var index: DiskIndex
-        var table: DiskEntryTable
+        var totals: DiskTotals
         var counters: DiskCounters
         var startup: DiskStartup
+        /// Set when the folders must be reconciled: files modified since then are checksummed.
+        var repairRecentFrom: Double?
     }
 
     static func openOwnedIndex(layout: DiskLayout, limits: DiskCacheLimits, clock: CacheClock,
@@ -144,7 +159,7 @@ extension DiskCache {
         let sameBoot = !wasClean && currentBoot != nil && previousBoot == currentBoot
         _ = try? FileOps.remove(layout.ownerBootPath)
         if let currentBoot { try? FileOps.writeNew(layout.ownerBootPath, Array(currentBoot.utf8), sync: limits.fsync != .none) }
-        let recovery = DiskRecovery(layout: layout, recheckWindow: sameBoot ? 0 : limits.recheckWindow.secondsValue)
+        let recovery = DiskRecovery(layout: layout)
         var startup = DiskStartup(kind: wasClean ? .clean : sameBoot ? .processCrash : .crash)
 
         var index: DiskIndex?
@@ -153,9 +168,6 @@ extension DiskCache {
             do {
                 let opened = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync)
                 index = opened
-                if !wasClean, let problem = try opened.quickCheck() {
-                    rebuildReason = "failed SQLite's integrity check (\(problem))"
-                }
             } catch {
                 // Only a damaged index is replaced; a full disk or a permission problem is reported.
                 guard isCorruption(error) else {
@@ -165,7 +177,9 @@ extension DiskCache {
                 rebuildReason = "cannot be read (\(error))"
             }
         } else {
-            let hasFiles = ((try? recovery.scan())?.data.isEmpty == false)
+            let hasFiles = ((try? FileOps.list(layout.objectsPath)) ?? []).contains { fanout in
+                ((try? FileOps.list(layout.fanoutPath(fanout))) ?? []).isEmpty == false
+            }
             if hasFiles {
                 rebuildReason = "is missing"
             } else {
@@ -177,80 +191,40 @@ extension DiskCache {
             }
         }
 
-        var records: [DiskEntryRecord] = []
-        var table = DiskEntryTable()
-        var batch = DiskIndexBatch()
-        var counters = DiskCounters()
-        if rebuildReason == nil, let opened = index {
-            do {
-                counters = try opened.counters()
-                if wasClean {
-                    // Rows go straight into the map; the LRU lists are linked once all are in.
-                    FileOps.prefetch(layout.indexPath)
-                    table = DiskEntryTable(capacity: try opened.entryCount())
-                    try opened.loadRecords { table.appendUnlinked($0) }
-                    table.linkByLastAccess()
-                    do {
-                        for name in try FileOps.list(layout.tmpPath) { try FileOps.removeTree(layout.tmpPath + "/" + name) }
-                    } catch {
-                        throw CacheError.directoryUnusable(directory: layout.root, reason: error.reason)
-                    }
-                } else {
-                    let (rows, malformed) = try opened.loadRows()
-                    let outcome: DiskRecovery.Outcome
-                    do { outcome = try recovery.run(rows: rows, malformed: malformed) } catch {
-                        throw CacheError.directoryUnusable(directory: layout.root, reason: error.description)
-                    }
-                    if outcome.changedAnything {
-                        warn("the cache at \(layout.root) was not closed cleanly; repaired: \(outcome.summary)")
-                    }
-                    records = outcome.records
-                    batch = outcome.batch
-                    startup.checksummed = outcome.checksummed
-                }
-            } catch {
-                guard isCorruption(error) else {
-                    opened.close()
-                    throw indexError(error, path: layout.indexPath)
-                }
-                rebuildReason = "cannot be read (\(error))"
-            }
-        }
-
         if let rebuildReason {
             index?.close()
-            index = nil
-            let rebuilt = try rebuildIndex(layout: layout, limits: limits, recovery: recovery, reason: rebuildReason, warn: warn)
-            index = rebuilt.index
-            records = rebuilt.records
+            index = try rebuildIndex(layout: layout, limits: limits, reason: rebuildReason, warn: warn)
             startup.kind = .rebuilt
-            batch = DiskIndexBatch()
         }
         guard let index else { throw .indexFailed(reason: "no index") }
-
-        // Build the map (after a repair or rebuild), then keep each budget (limits may have shrunk).
-        if !records.isEmpty { table = DiskEntryTable(loading: records) }
-        for originals in [false, true] {
-            let budget = limits.maxBytes(originals: originals)
-            while table.bytes(originals: originals) > budget, let victim = table.oldest(originals: originals) {
-                table.remove(victim.id)
-                _ = try? FileOps.remove(layout.dataPath(victim.id))
-                _ = try? FileOps.remove(layout.sidecarPath(victim.id))
-                batch.deletes.append(victim.id)
-                counters.evictions += 1
-                batch.counters = counters
+        var opened = OpenedIndex(index: index, totals: DiskTotals(), counters: DiskCounters(), startup: startup)
+        do {
+            opened.counters = try index.counters()
+            opened.totals = try index.totals()
+            // Writes that never finished; this process has written none yet.
+            var cleared = DiskRecovery.Outcome()
+            do { try recovery.clearTemporary(into: &cleared) } catch {
+                throw CacheError.directoryUnusable(directory: layout.root, reason: error.reason)
             }
-        }
-        do { try index.apply(batch) } catch {
+            if rebuildReason != nil {
+                opened.repairRecentFrom = -.infinity
+            } else if !wasClean && startup.kind != .created {
+                // Files written within the window before the newest row may be torn by a crash of
+                // the machine; after a crash of the process alone only files the index cannot vouch for.
+                let window = sameBoot ? 0 : limits.recheckWindow.secondsValue
+                opened.repairRecentFrom = (try index.newestCreated() ?? 0) - window
+            }
+        } catch {
             index.close()
-            throw Self.indexError(error, path: layout.indexPath)
+            throw indexError(error, path: layout.indexPath)
         }
-        return OpenedIndex(index: index, table: table, counters: counters, startup: startup)
+        return opened
     }
 
-    /// Moves the old index aside (keeping one previous copy) and builds a new one from the files.
-    static func rebuildIndex(layout: DiskLayout, limits: DiskCacheLimits, recovery: DiskRecovery, reason: String,
-                                     warn: CacheWarningSink) throws(CacheError) -> (index: DiskIndex, records: [DiskEntryRecord]) {
+    /// Moves the old index aside (keeping one previous copy) and starts a new, empty one; the
+    /// repair then adopts the files that prove themselves through a sidecar and removes the rest.
+    static func rebuildIndex(layout: DiskLayout, limits: DiskCacheLimits, reason: String,
+                             warn: CacheWarningSink) throws(CacheError) -> DiskIndex {
         let aside = layout.indexPath + ".broken"
         let hadIndex = FileOps.status(layout.indexPath) != nil
         do {
@@ -266,18 +240,9 @@ extension DiskCache {
         do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
             throw indexError(error, path: layout.indexPath)
         }
-        let outcome: DiskRecovery.Outcome
-        do { outcome = try recovery.run(rows: nil) } catch {
-            index.close()
-            throw .directoryUnusable(directory: layout.root, reason: error.description)
-        }
-        do { try index.apply(outcome.batch) } catch {
-            index.close()
-            throw indexError(error, path: layout.indexPath)
-        }
         let movedAside = hadIndex ? " (the old one is kept as \(aside))" : ""
-        warn("the cache index \(layout.indexPath) \(reason); rebuilt it from the files\(movedAside): \(outcome.adopted) entries recovered, \(outcome.removedFiles) files removed")
-        return (index, outcome.records)
+        warn("the cache index \(layout.indexPath) \(reason); started a new one\(movedAside): files with metadata beside them are adopted, the rest removed")
+        return index
     }
 
     /// Whether an error means the index itself is damaged (so it is rebuilt from the files),

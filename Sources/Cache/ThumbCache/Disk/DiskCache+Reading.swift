@@ -51,24 +51,33 @@ extension DiskCache {
         return counted(key, record, bytes: bytes, countingHit: countingHit)
     }
 
-    /// The owner's record of `id`; with `verifiedOnly`, only if this process has checked its file.
-    private func ownerRecord(_ id: Hash256, verifiedOnly: Bool) throws(CacheError) -> DiskEntryRecord? {
-        try state.withLock { (s) throws(CacheError) in
-            guard !s.closed else { throw CacheError.closed }
-            guard let record = s.table[id], !verifiedOnly || isChecked(record) else { return nil }
+    /// The owner's record of `id` (its index row and this process's unwritten hits); with
+    /// `verifiedOnly`, only if this process has checked its file.
+    func ownerRecord(_ id: Hash256, verifiedOnly: Bool = false) throws(CacheError) -> DiskEntryRecord? {
+        guard !state.withLock({ $0.closed }) else { throw CacheError.closed }
+        let row: DiskEntryRecord?
+        do { row = try index.record(id) } catch { throw Self.indexError(error, path: layout.indexPath) }
+        guard let row else { return nil }
+        let record = state.withLock { s in
+            var record = s.pending.overlay(row)
+            record.verified = s.verified.contains(record)
             return record
         }
+        return !verifiedOnly || isChecked(record) ? record : nil
     }
 
-    /// Whether a file needs no checksum on its next read: checked already, or checks are off.
-    private func isChecked(_ record: DiskEntryRecord) -> Bool { record.verified || !limits.verifyOnRead }
+    /// Whether a file needs no checksum on its next read: checked already, or checks are off (and
+    /// no repair after a crash is still running: until it ends, every file is checked once).
+    func isChecked(_ record: DiskEntryRecord) -> Bool {
+        record.verified || (!limits.verifyOnRead && reconciler.isFinished)
+    }
 
-    /// `record` as a read, its hit counted first if `countingHit` (nil if it changed meanwhile).
+    /// `record` as a read, its hit counted first if `countingHit`.
     private func counted(_ key: CacheKey, _ record: DiskEntryRecord, bytes: [UInt8], countingHit: Bool) -> DiskRead? {
         var record = record
         let now = clock.seconds
         if countingHit {
-            guard let use = countHit(record.id, generation: record.generation, now: now, markVerified: false) else { return nil }
+            let use = countHit(record, now: now, markVerified: false)
             (record.hits, record.lastAccess) = (use.hits, use.lastAccess)
         }
         return DiskRead(entry: entry(key: key, record: record), bytes: bytes, isStale: isStale(record.metadata, now: Date(timeIntervalSince1970: now)))
@@ -87,22 +96,18 @@ extension DiskCache {
 
     private func ownerLookup(_ key: CacheKey, _ id: Hash256) throws(CacheError) -> DiskRead? {
         for _ in 0..<3 {
-            let seen: DiskEntryRecord? = try state.withLock { (s) throws(CacheError) in
-                guard !s.closed else { throw CacheError.closed }
-                let record = s.table[id]
-                if record == nil {
+            guard let record = try ownerRecord(id) else {
+                state.withLock { s in
                     s.counters.misses += 1
                     s.countersDirty = true
                 }
-                return record
+                return nil
             }
-            guard let record = seen else { return nil }
             // A kept file that changed behind the cache's back is read again by path and hashed again.
             var keptFileChanged = false
             if isChecked(record), let kept = openFiles.file(id, generation: record.generation) {
                 if let bytes = kept.readIfUnchanged(expectedSize: record.size) {
-                    guard let read = counted(key, record, bytes: bytes, countingHit: true) else { continue }
-                    return read
+                    return counted(key, record, bytes: bytes, countingHit: true)
                 }
                 keptFileChanged = true
                 openFiles.forget(id)
@@ -127,7 +132,7 @@ extension DiskCache {
                 continue  // replaced while it was read: look again
             }
             let now = clock.seconds
-            guard let use = countHit(id, generation: record.generation, now: now, markVerified: checks) else { continue }
+            let use = countHit(record, now: now, markVerified: checks)
             openFiles.keep(id, file)
             var touched = record
             (touched.hits, touched.lastAccess) = (use.hits, use.lastAccess)
@@ -156,33 +161,32 @@ extension DiskCache {
         return nil
     }
 
-    /// Records a hit (last access, LRU position, counts) if the entry is still the one that was read.
-    func countHit(_ id: Hash256, generation: UInt64, now: Double, markVerified: Bool) -> DiskEntryUse? {
-        let touched = state.withLock { s -> DiskEntryUse? in
-            guard s.table.generation(id) == generation, let touched = s.table.touch(id, now: now) else { return nil }
-            if markVerified { _ = s.table.update(id) { $0.verified = true } }
-            s.dirty.insert(id)
+    /// Records a hit of `record` (last access, LRU position, counts), written with the next batch.
+    func countHit(_ record: DiskEntryRecord, now: Double, markVerified: Bool) -> DiskEntryUse {
+        let use = state.withLock { s -> DiskEntryUse in
+            let time = s.pending.add(record.id, count: 1, now: now)
+            if markVerified { s.verified.insert(record) }
             s.pendingHits += 1
             s.counters.hits += 1
             s.countersDirty = true
-            return touched
+            return DiskEntryUse(hits: record.hits + 1, lastAccess: max(record.lastAccess, time))
         }
-        if touched != nil { flushIfDue() }
-        return touched
+        flushIfDue()
+        return use
     }
 
     /// Hits the memory tier answered for entries this tier holds too: added to each entry's hits,
     /// its last access and its place in this tier's LRU, but not to this tier's own hit count.
-    /// Owner only; written to the index with the next batch of access times.
+    /// Owner only; written to the index with the next batch of access times (a key this tier no
+    /// longer holds changes nothing there).
     public func recordHits(_ hits: [(key: CacheKey, hits: Int)]) {
         guard mode == .owner, !hits.isEmpty else { return }
         let now = clock.seconds
         let counted = state.withLock { s -> Bool in
             guard !s.closed else { return false }
             for (key, count) in hits where count > 0 {
-                guard let id = Hash256(hex: key.digest), s.table.touch(id, now: now) != nil else { continue }
-                if count > 1 { _ = s.table.update(id) { $0.hits += count - 1 } }
-                s.dirty.insert(id)
+                guard let id = Hash256(hex: key.digest) else { continue }
+                s.pending.add(id, count: count, now: now)
                 s.pendingHits += 1
             }
             return true
@@ -190,27 +194,30 @@ extension DiskCache {
         if counted { flushIfDue() }
     }
 
-    /// Whether the owner's map holds `key` (no I/O, no hit counted). Read-only: asks the index.
-    /// Kept beside `read`: a yes or no that never throws and builds no entry, for checks that ask
-    /// only that.
+    /// Whether the index holds `key` (no file I/O, no hit counted). Kept beside `read`: a yes or
+    /// no that never throws and builds no entry, for checks that ask only that.
     public func contains(_ key: CacheKey) -> Bool {
-        guard let id = Hash256(hex: key.digest) else { return false }
-        if mode == .readOnly { return ((try? readIndex { try $0.row(digest: key.digest) }) ?? nil) != nil }
-        return state.withLock { $0.table[id] != nil }
+        guard !state.withLock({ $0.closed }) else { return false }
+        return ((try? readIndex { try $0.row(digest: key.digest) }) ?? nil) != nil
     }
 
-    /// Drops an entry found damaged, unless it changed since `record` was read. True if dropped.
+    /// Drops an entry found damaged, unless it changed since `record` was read: under the writer
+    /// lock (no store is half done) the index must still name the same bytes and the file must
+    /// still be missing or wrong. True if dropped.
     func dropIfUnchanged(_ record: DiskEntryRecord, reason: String) -> Bool {
         writer.withLock { w in
-            let removed = state.withLock { s -> Bool in
-                guard s.table[record.id]?.generation == record.generation else { return false }
-                s.table.remove(record.id)
-                s.dirty.remove(record.id)
+            guard !w.closed, let index = w.index, let current = try? index.record(record.id),
+                  current.generation == record.generation, current.size == record.size else { return false }
+            if let bytes = try? FileOps.readAll(layout.dataPath(record.id)), bytes.count == current.size,
+               Hash256.of(bytes) == current.metadata.checksum {
+                return false
+            }
+            state.withLock { s in
+                s.pending.forget(record.id)
+                s.verified.forget(record.id)
                 s.counters.misses += 1
                 s.countersDirty = true
-                return true
             }
-            guard removed else { return false }
             warnAboutDrop("dropped the cache entry \(layout.dataPath(record.id)): \(reason)")
             removeFiles(record.id, &w)
             commit(DiskIndexBatch(deletes: [record.id]), &w)

@@ -28,10 +28,7 @@ extension DiskCache {
         let budget = limits.maxBytes(originals: originals)
         guard bytes.count <= budget else { throw .entryTooLarge(size: bytes.count, maxBytes: budget) }
 
-        let record = DiskEntryRecord(id: id, isOriginal: originals, metadata: metadata, lastAccess: metadata.created.timeIntervalSince1970,
-                                     hits: 0)
-        let row = DiskIndexRow(key: key, record: record)
-        let (serial, fault) = try state.withLock { (s) throws(CacheError) in
+        let (serial, fault, stamp) = try state.withLock { (s) throws(CacheError) in
             guard !s.closed else { throw CacheError.closed }
             s.temporaryCounter += 1
             let fault = s.fault
@@ -39,12 +36,13 @@ extension DiskCache {
                 s.fault?.remaining -= 1
                 if current.remaining <= 1 { s.fault = nil }
             }
-            return (s.temporaryCounter, fault)
+            return (s.temporaryCounter, fault, s.pending.stamp(metadata.created.timeIntervalSince1970))
         }
+        let record = DiskEntryRecord(id: id, isOriginal: originals, metadata: metadata, lastAccess: stamp, hits: 0)
+        let row = DiskIndexRow(key: key, record: record)
 
-        // 1. Both files, complete, in tmp/ (outside the writer lock: fsync is the slow part).
+        // 1. The file, complete, in tmp/ (outside the writer lock: fsync is the slow part).
         let temporaryData = layout.tmpPath + "/\(key.digest).\(getpid()).\(serial)"
-        let temporarySidecar = temporaryData + DiskLayout.sidecarSuffix
         let sync = limits.fsync != .none
         do throws(FileOpError) {
             if let code = fault?.code(at: .writeTemporary) { throw FileOpError(operation: "write", path: temporaryData, code: code) }
@@ -52,73 +50,70 @@ extension DiskCache {
                 try FileOps.makeDirectory(layout.tmpPath)  // tmp/ was removed under us: make it again, once
                 try FileOps.writeNew(temporaryData, bytes, sync: sync)
             }
-            // The sidecar only matters for rebuilding a lost index; `.data` does not wait for it.
-            try FileOps.writeNew(temporarySidecar, row.sidecar.encoded(), sync: limits.fsync == .full)
         } catch {
             _ = try? FileOps.remove(temporaryData)
-            _ = try? FileOps.remove(temporarySidecar)
             throw Self.writeError(error)
         }
 
-        // 2. Under the writer lock: evict, rename into place, commit.
+        // 2. Under the writer lock: choose victims and unlink them, commit, rename into place.
+        // The row is committed before the file appears, so a crash never leaves a file that the
+        // index does not list: at worst a row whose file is missing, dropped at its first lookup.
         try writer.withLock { (w) throws(CacheError) in
-            guard !w.closed else {
+            guard !w.closed, let index = w.index else {
                 _ = try? FileOps.remove(temporaryData)
-                _ = try? FileOps.remove(temporarySidecar)
                 throw CacheError.closed
             }
-            let (replaced, victims) = state.withLock { s -> (DiskEntryRecord?, [DiskEntryRecord]) in
-                let replaced = s.table.remove(id)
-                s.dirty.remove(id)
-                var victims: [DiskEntryRecord] = []
-                while s.table.bytes(originals: originals) + bytes.count > budget, let victim = s.table.oldest(originals: originals) {
-                    s.table.remove(victim.id)
-                    s.dirty.remove(victim.id)
-                    victims.append(victim)
-                }
+            let replaced: DiskEntryRecord?
+            let victims: [Hash256]
+            do throws(CacheError) {
+                do { replaced = try index.record(id) } catch { throw Self.indexError(error, path: layout.indexPath) }
+                victims = try victimsLocked(originals: originals, making: bytes.count - (replaced?.size ?? 0), sparing: id, &w)
+            } catch {
+                _ = try? FileOps.remove(temporaryData)
+                throw error
+            }
+            state.withLock { s in
+                s.pending.forget(id)
+                s.verified.forget(id)
                 if !victims.isEmpty {
                     s.counters.evictions += victims.count
                     s.countersDirty = true
                 }
-                return (replaced, victims)
             }
             var gone = DiskIndexBatch()
-            gone.deletes = victims.map(\.id) + (replaced.map { [$0.id] } ?? [])
+            gone.deletes = victims + (replaced.map { [$0.id] } ?? [])
             // Unlink before the new file appears: the bytes under objects/ never exceed the budget.
-            for victim in victims { removeFiles(victim.id, &w) }
+            for victim in victims { removeFiles(victim, &w) }
             if replaced != nil { removeFiles(id, &w) }
-
-            do throws(FileOpError) {
-                try ensureFanout(id, &w)
-                if let code = fault?.code(at: .rename) { throw FileOpError(operation: "rename", path: temporaryData, code: code) }
-                do throws(FileOpError) { try FileOps.rename(temporarySidecar, layout.sidecarPath(id)) } catch where error.isNotFound {
-                    w.knownFanouts.remove(id.fanout)  // the folder was removed under us: make it again, once
-                    try ensureFanout(id, &w)
-                    try FileOps.rename(temporarySidecar, layout.sidecarPath(id))
-                }
-                try FileOps.rename(temporaryData, layout.dataPath(id))
-                if limits.fsync == .full { try FileOps.syncDirectory(layout.fanoutPath(id.fanout)) }
-            } catch {
-                _ = try? FileOps.remove(temporaryData)
-                _ = try? FileOps.remove(temporarySidecar)
-                removeFiles(id, &w)
-                commit(gone, &w)
-                throw Self.writeError(error)
-            }
 
             var batch = gone
             batch.upserts = [row]
             do {
                 if fault?.code(at: .indexCommit) != nil { throw CacheError.indexFailed(reason: "injected index failure") }
-                guard let index = w.index else { throw CacheError.closed }
                 try index.apply(batch)
+                refreshTotals(index)
             } catch {
-                // The index does not know the new file: take it away again, then record the evictions.
-                removeFiles(id, &w)
+                _ = try? FileOps.remove(temporaryData)
                 commit(gone, &w)
                 throw Self.indexError(error, path: layout.indexPath)
             }
-            state.withLock { s in _ = s.table.insert(record) }
+
+            do throws(FileOpError) {
+                try ensureFanout(id, &w)
+                if let code = fault?.code(at: .rename) { throw FileOpError(operation: "rename", path: temporaryData, code: code) }
+                do throws(FileOpError) { try FileOps.rename(temporaryData, layout.dataPath(id)) } catch where error.isNotFound {
+                    w.knownFanouts.remove(id.fanout)  // the folder was removed under us: make it again, once
+                    try ensureFanout(id, &w)
+                    try FileOps.rename(temporaryData, layout.dataPath(id))
+                }
+                if limits.fsync == .full { try FileOps.syncDirectory(layout.fanoutPath(id.fanout)) }
+            } catch {
+                // The row names a file that is not there: take the row away again.
+                _ = try? FileOps.remove(temporaryData)
+                removeFiles(id, &w)
+                commit(DiskIndexBatch(deletes: [id]), &w)
+                throw Self.writeError(error)
+            }
             flushIfDue(&w)
         }
     }
@@ -132,28 +127,12 @@ extension DiskCache {
         let now = clock.now()
         return try writer.withLock { (w) throws(CacheError) -> Bool in
             guard !w.closed, let index = w.index else { throw CacheError.closed }
-            var changedValidators = false
-            guard let updated = state.withLock({ s in
-                s.table.update(id) { record in
-                    record.metadata.validated = now
-                    if let validators, validators != record.metadata.validators {
-                        record.metadata.validators = validators
-                        changedValidators = true
-                    }
-                }
-            }) else { return false }
-            if changedValidators {
-                // Keep the sidecar in step so a rebuilt index has the new validators.
-                let sidecar = DiskIndexRow(key: key, record: updated).sidecar
-                let temporary = layout.tmpPath + "/\(key.digest).refresh.meta"
-                _ = try? FileOps.remove(temporary)
-                do {
-                    try FileOps.writeNew(temporary, sidecar.encoded(), sync: limits.fsync != .none)
-                    try FileOps.rename(temporary, layout.sidecarPath(id))
-                } catch {
-                    _ = try? FileOps.remove(temporary)
-                    warn("could not update \(layout.sidecarPath(id)): \(error)")
-                }
+            let found: DiskEntryRecord?
+            do { found = try index.record(id) } catch { throw Self.indexError(error, path: layout.indexPath) }
+            guard var updated = found else { return false }
+            updated.metadata.validated = now
+            if let validators, validators != updated.metadata.validators {
+                updated.metadata.validators = validators
             }
             do { try index.apply(DiskIndexBatch(revalidations: [(id, updated.metadata)])) } catch {
                 w.needsReconcile = true
@@ -169,12 +148,14 @@ extension DiskCache {
         try requireOwner()
         guard let id = Hash256(hex: key.digest) else { return false }
         return try writer.withLock { (w) throws(CacheError) -> Bool in
-            guard !w.closed else { throw CacheError.closed }
-            let removed = state.withLock { s -> Bool in
-                s.dirty.remove(id)
-                return s.table.remove(id) != nil
+            guard !w.closed, let index = w.index else { throw CacheError.closed }
+            let found: DiskEntryRecord?
+            do { found = try index.record(id) } catch { throw Self.indexError(error, path: layout.indexPath) }
+            guard found != nil else { return false }
+            state.withLock { s in
+                s.pending.forget(id)
+                s.verified.forget(id)
             }
-            guard removed else { return false }
             removeFiles(id, &w)
             try commitOrThrow(DiskIndexBatch(deletes: [id]), &w)
             return true
@@ -194,12 +175,13 @@ extension DiskCache {
             let digests: [String]
             do { digests = try index.digests(in: scope) } catch { throw Self.indexError(error, path: layout.indexPath) }
             let ids = digests.compactMap(Hash256.init(hex:))
-            let removed = state.withLock { s in
-                ids.filter { id in
-                    s.dirty.remove(id)
-                    return s.table.remove(id) != nil
+            state.withLock { s in
+                for id in ids {
+                    s.pending.forget(id)
+                    s.verified.forget(id)
                 }
             }
+            let removed = ids
             for id in removed { removeFiles(id, &w) }
             try commitOrThrow(DiskIndexBatch(deletes: ids), &w)
             return removed.count
@@ -212,10 +194,9 @@ extension DiskCache {
         try writer.withLock { (w) throws(CacheError) in
             guard !w.closed else { throw CacheError.closed }
             state.withLock { s in
-                s.table = DiskEntryTable()
-                s.dirty.removeAll()
+                _ = s.pending.takeAll()
+                s.verified.removeAll()
             }
-            // The new table counts generations from the start again: no kept file may match them.
             openFiles.removeAll()
             do {
                 for fanout in try FileOps.list(layout.objectsPath) { try FileOps.removeTree(layout.fanoutPath(fanout)) }
@@ -241,6 +222,8 @@ extension DiskCache {
     /// Writes pending access times, and a clean-shutdown marker so the next start trusts the
     /// index; releases the lock. Later calls throw `.closed`. Also done when the cache is released.
     public func close() {
+        // Before the writer lock: the repair takes it for each entry it mends.
+        reconciler.stopAndWait()
         writer.withLock { w in
             guard !w.closed else { return }
             state.withLock { $0.closed = true }
@@ -252,7 +235,7 @@ extension DiskCache {
                 }
                 w.index?.checkpoint()
                 w.index?.close()
-                if !w.needsReconcile {
+                if !w.needsReconcile && reconciler.isFinished {
                     let marker = Array("closed cleanly by process \(getpid())\n".utf8)
                     do {
                         try FileOps.writeNew(layout.cleanMarkerPath, marker, sync: limits.fsync != .none)
@@ -267,5 +250,31 @@ extension DiskCache {
             }
             w.index = nil
         }
+    }
+
+    /// The least recently used entries of one kind that must go for `incoming` more bytes to fit
+    /// its budget. Pending hits are written first, so the order is the true one; reads the oldest
+    /// few at a time through `entries_by_use`, never all entries.
+    func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil, _ w: inout WriterState) throws(CacheError) -> [Hash256] {
+        guard let index = w.index else { throw CacheError.closed }
+        let budget = limits.maxBytes(originals: originals)
+        var total = state.withLock { $0.totals.bytes(originals: originals) }
+        guard total + incoming > budget else { return [] }
+        try flushLocked(&w)
+        var victims: [Hash256] = []
+        var offset = 0
+        while total + incoming > budget {
+            let batch: [(id: Hash256, size: Int)]
+            do { batch = try index.oldest(originals: originals, limit: 32, offset: offset) } catch {
+                throw Self.indexError(error, path: layout.indexPath)
+            }
+            guard !batch.isEmpty else { break }
+            offset += batch.count
+            for candidate in batch where total + incoming > budget && candidate.id != spared {
+                victims.append(candidate.id)
+                total -= candidate.size
+            }
+        }
+        return victims
     }
 }

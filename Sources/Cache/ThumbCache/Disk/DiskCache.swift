@@ -14,30 +14,35 @@ import Darwin
 /// running, SQLite itself may create the index's `-wal` and `-shm` companions for it. See `DiskLayout` for the files and `DiskIndex` for
 /// the schema.
 ///
-/// How a store stays crash-safe: the bytes and a metadata sidecar are written to `tmp/` (fsync'd
-/// as `FsyncPolicy` says); then, under the writer lock, victims are evicted (files unlinked first,
-/// so the total on disk never exceeds the budget), the sidecar and then the file are renamed into
-/// `objects/`, and one SQLite transaction removes the victims' rows and inserts the new one. A crash
-/// between any two steps leaves a state that the next owner's start repairs (`DiskRecovery`):
-/// leftovers in `tmp/` removed, rows without files dropped, files without rows adopted from their
-/// sidecars when their checksums match, recently written files checksummed.
+/// No entry is kept in memory: a lookup reads its row (a reader connection of the index's pool,
+/// beside the writer), eviction reads the least recently used rows by an index, and the budgets
+/// are checked against totals the schema's triggers keep. Hits wait in `PendingUses` (bounded by
+/// the batch size) until they are written in a batch. So opening takes milliseconds and memory
+/// stays flat at any number of entries.
 ///
-/// A clean close writes `clean-shutdown`; an owner that finds it trusts the index and opens without
-/// scanning the files (100,000 entries: one SQLite scan into an in-memory map).
+/// How a store stays crash-safe: the bytes are written to `tmp/` (fsync'd as `FsyncPolicy` says);
+/// then, under the writer lock, victims are chosen and their files unlinked (so the total on disk
+/// never exceeds the budget), one SQLite transaction removes their rows and inserts the new one,
+/// and the file is renamed into `objects/`. A crash between any two steps leaves at worst rows
+/// whose files are missing (dropped at their first lookup) and leftovers in `tmp/`; a crash of the
+/// machine can also lose the last commits or tear the last files. The next owner's start repairs
+/// that (`DiskRecovery`), before `open` returns or in the background (`DiskRepairTiming`); until
+/// the repair is done, every file is checksummed before it is first served.
 ///
 /// The class holds the state and the locks; its work is split by concern: DiskCache+Opening
-/// (the lock, the index, the repair), +Reading, +Writing (store, evict, access times, close),
-/// +Listing (pages and statistics) and +Verification.
+/// (the lock, the index), +Repair, +Reading, +Writing (store, evict, access times, close),
+/// +Listing (pages and statistics), +Verification and +BulkFill.
 ///
-/// Every method is safe to call from any thread. Lookups take a short lock for the map and read
-/// the file outside it; changes to files and the index are serialized by one writer lock. Calls
-/// block on file I/O: keep them off threads that must never block.
+/// Every method is safe to call from any thread. Changes to files and the index are serialized
+/// by one writer lock. Calls block on file I/O: keep them off threads that must never block.
 public final class DiskCache: Sendable {
     public let directory: URL
     public let limits: DiskCacheLimits
     public let mode: CacheOpenMode
-    /// How the owner found the directory: closed cleanly, or left by a crash and repaired (and how).
-    public let startup: DiskStartup
+    /// How the owner found the directory: closed cleanly, or left by a crash and repaired (and how
+    /// many files the repair has checksummed so far).
+    public var startup: DiskStartup { DiskStartup(kind: startupKind, checksummed: reconciler.progress.filesChecksummed) }
+    let startupKind: DiskStartup.Kind
     let layout: DiskLayout
     let clock: CacheClock
     let warn: CacheWarningSink
@@ -48,6 +53,10 @@ public final class DiskCache: Sendable {
     let state: DiskMutex<MemoryState>
     /// Checked entry files kept open for hits (the owner's only: a reader checks none).
     let openFiles: OpenEntryFiles
+    /// The index, for lookups outside the writer lock (its pool reads beside the writer).
+    let index: DiskIndex
+    /// The repair after an unclean stop, when it runs after `open` returned.
+    let reconciler: DiskReconciler
 
     struct WriterState: Sendable {
         var index: DiskIndex?
@@ -59,10 +68,11 @@ public final class DiskCache: Sendable {
     }
 
     struct MemoryState: Sendable {
-        var table = DiskEntryTable()
-        /// Entries hit since the last batch write of access times, and how many hits that was.
-        var dirty = Set<Hash256>()
+        /// Entries and bytes of each kind, as the index's `totals` said after the last change.
+        var totals = DiskTotals()
+        var pending = PendingUses()
         var pendingHits = 0
+        var verified = VerifiedFiles()
         var lastFlush: Double
         var counters = DiskCounters()
         var countersDirty = false
@@ -74,17 +84,19 @@ public final class DiskCache: Sendable {
     }
 
     init(directory: URL, layout: DiskLayout, limits: DiskCacheLimits, mode: CacheOpenMode, clock: CacheClock,
-         warn: @escaping CacheWarningSink, index: DiskIndex, lockFD: Int32, table: DiskEntryTable, counters: DiskCounters,
+         warn: @escaping CacheWarningSink, index: DiskIndex, lockFD: Int32, totals: DiskTotals, counters: DiskCounters,
          needsReconcile: Bool, startup: DiskStartup) {
         self.directory = directory
-        self.startup = startup
+        startupKind = startup.kind
         self.layout = layout
         self.limits = limits
         self.mode = mode
         self.clock = clock
         self.warn = warn
+        self.index = index
+        reconciler = DiskReconciler()
         writer = DiskMutex(WriterState(index: index, lockFD: lockFD, needsReconcile: needsReconcile))
-        state = DiskMutex(MemoryState(table: table, lastFlush: FileOps.monotonicSeconds(), counters: counters))
+        state = DiskMutex(MemoryState(totals: totals, lastFlush: FileOps.monotonicSeconds(), counters: counters))
         // At most an eighth of the process's descriptors, so kept files never starve connections.
         openFiles = OpenEntryFiles(capacity: mode == .owner ? min(limits.keptOpenFiles, FileOps.descriptorLimit / 8) : 0)
     }
@@ -117,6 +129,12 @@ public final class DiskCache: Sendable {
 
     func requireOwner() throws(CacheError) {
         guard mode == .owner else { throw .readOnly(directory: layout.root) }
+    }
+
+    /// The index's totals again, after a change (one small read under the writer lock).
+    func refreshTotals(_ index: DiskIndex) {
+        guard let totals = try? index.totals() else { return }
+        state.withLock { $0.totals = totals }
     }
 
     func entry(key: CacheKey, record: DiskEntryRecord) -> CacheEntry {
@@ -174,6 +192,7 @@ public final class DiskCache: Sendable {
 
     func commitOrThrow(_ batch: DiskIndexBatch, _ w: inout WriterState) throws(CacheError) {
         guard let index = w.index else { throw CacheError.closed }
+        defer { refreshTotals(index) }
         do { try index.apply(batch) } catch {
             w.needsReconcile = true
             throw Self.indexError(error, path: layout.indexPath)
@@ -183,7 +202,7 @@ public final class DiskCache: Sendable {
     /// After a hit: writes the access batch if it is due and nobody holds the writer lock.
     func flushIfDue() {
         let due = state.withLock { s in
-            !s.dirty.isEmpty && (s.pendingHits >= limits.accessFlushBatch
+            !s.pending.isEmpty && (s.pendingHits >= limits.accessFlushBatch
                 || FileOps.monotonicSeconds() - s.lastFlush >= limits.accessFlushInterval.secondsValue)
         }
         guard due else { return }
@@ -192,7 +211,7 @@ public final class DiskCache: Sendable {
 
     func flushIfDue(_ w: inout WriterState) {
         let due = state.withLock { s in
-            (s.countersDirty || !s.dirty.isEmpty) && (s.pendingHits >= limits.accessFlushBatch
+            (s.countersDirty || !s.pending.isEmpty) && (s.pendingHits >= limits.accessFlushBatch
                 || FileOps.monotonicSeconds() - s.lastFlush >= limits.accessFlushInterval.secondsValue)
         }
         guard due, !w.closed else { return }
@@ -205,11 +224,8 @@ public final class DiskCache: Sendable {
         guard mode == .owner, let index = w.index else { return }
         let batch = state.withLock { s -> DiskIndexBatch in
             var batch = DiskIndexBatch()
-            batch.accesses = s.dirty.compactMap { id in
-                s.table[id].map { DiskIndexBatch.Access(id: id, lastAccess: $0.lastAccess, hits: $0.hits) }
-            }
+            batch.accesses = s.pending.takeAll()
             if s.countersDirty || !batch.accesses.isEmpty { batch.counters = s.counters }
-            s.dirty.removeAll(keepingCapacity: true)
             s.pendingHits = 0
             s.countersDirty = false
             s.lastFlush = FileOps.monotonicSeconds()
@@ -235,10 +251,10 @@ public final class DiskCache: Sendable {
         state.withLock { s in s.fault = point.map { DiskFault(point: $0, code: code, remaining: count) } }
     }
 
-    /// The in-memory LRU order of one kind, least recently used first (digests).
+    /// The LRU order of one kind, least recently used first (digests), pending hits included.
     @_spi(Testing)
     public func lruOrder(originals: Bool) -> [String] {
-        state.withLock { s in s.table.lruOrder(originals: originals).map(\.id.hex) }
+        (try? queryIndex { try $0.useOrder(originals: originals) }) ?? []
     }
 }
 

@@ -32,8 +32,11 @@ import GRDB
 /// CREATE INDEX entries_by_url ON entries(url);
 /// -- and, for the listing: entries_by_size(size), entries_by_created(created_at), entries_by_host(host, size)
 /// CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);  -- hits, misses, evictions
+/// CREATE TABLE totals (kind TEXT PRIMARY KEY NOT NULL, entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
+/// -- kept by triggers on entries (insert, delete, update of size or kind)
+/// CREATE INDEX entries_by_use ON entries(kind, last_access);  -- eviction's order
 /// ```
-/// `PRAGMA user_version` is the schema's version (2); GRDB's `grdb_migrations` table lists the
+/// `PRAGMA user_version` is the schema's version (3); GRDB's `grdb_migrations` table lists the
 /// steps applied. An owner upgrades an older index in place when it opens it.
 ///
 /// `file` is a generated column (SQLite 3.31 or later, for the `sqlite3` command as well): it costs
@@ -42,16 +45,18 @@ import GRDB
 /// For example: `sqlite3 ~/.cache/thumbd/index.sqlite "SELECT url, variant, size, hits,
 /// datetime(last_access, 'unixepoch') FROM entries ORDER BY last_access DESC LIMIT 20"`.
 final class DiskIndex: Sendable {
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     let path: String
     let readOnly: Bool
-    let queue: DatabaseQueue
+    /// The owner's is a pool: lookups read on connections of their own, beside the writer (WAL),
+    /// so a hit never waits for a store's commit. A reader's is one read-only connection.
+    let queue: any DatabaseWriter
     /// The owner's: checkpoints off the write path.
     private let checkpointer: DiskMutex<WALCheckpointer?>
     /// Whether `listingIndexes` exist (the owner makes them; a reader may find an older index).
     let hasListingIndexes: Bool
 
-    private init(path: String, readOnly: Bool, queue: DatabaseQueue, hasListingIndexes: Bool) {
+    private init(path: String, readOnly: Bool, queue: any DatabaseWriter, hasListingIndexes: Bool) {
         self.path = path
         self.readOnly = readOnly
         self.queue = queue
@@ -65,7 +70,10 @@ final class DiskIndex: Sendable {
         config.journalMode = .wal
         config.busyMode = .timeout(10)
         config.label = "thumbd-cache-index"
-        let queue = try DatabaseQueue(path: path, configuration: config)
+        config.maximumReaderCount = 4
+        // A REPLACE that deletes a row must run the delete trigger that keeps `totals`.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA recursive_triggers = ON") }
+        let queue = try DatabasePool(path: path, configuration: config)
         let index = DiskIndex(path: path, readOnly: false, queue: queue, hasListingIndexes: true)
         do {
             // After GRDB's WAL setup, which sets NORMAL: commits are atomic and survive a crash of
@@ -108,10 +116,10 @@ final class DiskIndex: Sendable {
     }
 
     /// The listing's orders by size and age, and its host filter and per-host totals, added to a
-    /// version-1 index when the owner opens it (older readers ignore them). Orders by hits and last
-    /// access have none: those columns change on every batch of hits, and each index costs every
-    /// write (`thumbd-bench cache` measured inserts that evict at p99 4–7 ms with them, 2.3 ms
-    /// without); a scan answers those pages in tens of milliseconds at 100,000 entries.
+    /// version-1 index when the owner opens it (older readers ignore them). Hits have none: that
+    /// column changes on every batch of hits, and each index costs every write; a scan answers
+    /// those pages in tens of milliseconds at 100,000 entries. Last access has `entries_by_use`
+    /// (schema 3), which eviction needs now that no LRU list is kept in memory.
     static let listingIndexes = [
         "CREATE INDEX IF NOT EXISTS entries_by_size ON entries(size)",
         "CREATE INDEX IF NOT EXISTS entries_by_created ON entries(created_at)",
@@ -173,6 +181,30 @@ final class DiskIndex: Sendable {
                 PRAGMA user_version = 2;
                 """)
         }
+        // Version 3: the owner keeps no entry in memory. `totals` answers "how full is each budget"
+        // at once at any size (triggers keep it in the same transaction as every change), and
+        // `entries_by_use` gives eviction the least recently used entries without a scan.
+        migrator.registerMigration("3 totals and use order") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS totals (kind TEXT PRIMARY KEY NOT NULL, entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
+                INSERT OR REPLACE INTO totals (kind, entries, bytes)
+                    SELECT k.kind, COUNT(e.digest), COALESCE(SUM(e.size), 0)
+                    FROM (SELECT 'thumbnail' AS kind UNION ALL SELECT 'original') AS k LEFT JOIN entries AS e ON e.kind = k.kind
+                    GROUP BY k.kind;
+                CREATE TRIGGER IF NOT EXISTS entries_added AFTER INSERT ON entries BEGIN
+                    UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE kind = NEW.kind;
+                END;
+                CREATE TRIGGER IF NOT EXISTS entries_removed AFTER DELETE ON entries BEGIN
+                    UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE kind = OLD.kind;
+                END;
+                CREATE TRIGGER IF NOT EXISTS entries_resized AFTER UPDATE OF size, kind ON entries BEGIN
+                    UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE kind = OLD.kind;
+                    UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE kind = NEW.kind;
+                END;
+                CREATE INDEX IF NOT EXISTS entries_by_use ON entries(kind, last_access);
+                PRAGMA user_version = 3;
+                """)
+        }
         return migrator
     }
 
@@ -183,21 +215,68 @@ final class DiskIndex: Sendable {
 
     // MARK: Reading
 
-    /// Everything the owner keeps in memory, handed to `body` row by row (no array of 100,000
-    /// records in between). The hot path of opening a clean cache: one scan, no URL parsing.
-    func loadRecords(_ body: (DiskEntryRecord) -> Void) throws {
+    /// What a lookup needs of one entry, or nil: one read by the primary key on a reader's
+    /// connection (tens of microseconds at ten million rows while the pages are in the OS cache).
+    func record(_ id: Hash256) throws -> DiskEntryRecord? {
         try queue.read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT digest, kind = 'original', last_access, hits, \(EntryMetadata.columns) FROM entries
+            let statement = try db.cachedStatement(sql: """
+                SELECT kind = 'original', last_access, hits, \(EntryMetadata.columns) FROM entries WHERE digest = ?
                 """)
-            while let row = try rows.next() {
-                let digest: String = row[0]
-                guard let id = Hash256(hex: digest), let metadata = EntryMetadata(row: row, startingAt: 4) else {
-                    throw DiskIndexError.malformedRow(digest)
-                }
-                body(DiskEntryRecord(id: id, isOriginal: row[1], metadata: metadata, lastAccess: row[2], hits: row[3]))
+            guard let row = try Row.fetchOne(statement, arguments: [id.hex]) else { return nil }
+            guard let metadata = EntryMetadata(row: row, startingAt: 3) else { throw DiskIndexError.malformedRow(id.hex) }
+            return DiskEntryRecord(id: id, isOriginal: row[0], metadata: metadata, lastAccess: row[1], hits: row[2])
+        }
+    }
+
+    /// The least recently used entries of one kind, `limit` of them from `offset`, with their sizes.
+    /// Read on the writer's connection, inside its lock, so it sees every change made so far.
+    func oldest(originals: Bool, limit: Int, offset: Int = 0) throws -> [(id: Hash256, size: Int)] {
+        try queue.writeWithoutTransaction { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT digest, size FROM entries INDEXED BY entries_by_use WHERE kind = ? ORDER BY last_access, rowid LIMIT ? OFFSET ?
+                """)
+            return try Row.fetchAll(statement, arguments: [originals ? "original" : "thumbnail", limit, offset]).compactMap { row in
+                Hash256(hex: row[0]).map { ($0, row[1]) }
             }
         }
+    }
+
+    /// Entries and bytes of each kind, kept by the schema's triggers (no scan).
+    func totals() throws -> DiskTotals {
+        try queue.writeWithoutTransaction { db in try Self.readTotals(db) }
+    }
+
+    private static func readTotals(_ db: Database) throws -> DiskTotals {
+        var totals = DiskTotals()
+        for row in try Row.fetchAll(db, sql: "SELECT kind, entries, bytes FROM totals") {
+            let kind: String = row[0]
+            let slot = kind == "original" ? 1 : 0
+            totals.counts[slot] = row[1]
+            totals.bytes[slot] = row[2]
+        }
+        return totals
+    }
+
+    /// The rows whose digest starts with `fanout` (two hex digits): one folder of `objects/`.
+    func rows(fanout: String) throws -> [DiskIndexRow] {
+        let next = String(format: "%02x", (Int(fanout, radix: 16) ?? 0) + 1)
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(DiskIndexRow.columns) FROM entries WHERE digest >= ? AND digest < ?",
+                             arguments: [fanout, fanout == "ff" ? "g" : next]).compactMap(DiskIndexRow.init(row:))
+        }
+    }
+
+    /// Digests of one kind, least recently used first (for tests of the LRU).
+    func useOrder(originals: Bool) throws -> [String] {
+        try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT digest FROM entries WHERE kind = ? ORDER BY last_access, rowid",
+                                arguments: [originals ? "original" : "thumbnail"])
+        }
+    }
+
+    /// The newest entry's creation time (by `entries_by_created`, no scan).
+    func newestCreated() throws -> Double? {
+        try queue.read { db in try Double.fetchOne(db, sql: "SELECT MAX(created_at) FROM entries") }
     }
 
     func entryCount() throws -> Int {
@@ -326,7 +405,7 @@ final class DiskIndex: Sendable {
     /// Applies one batch in one transaction: all of it or none of it.
     func apply(_ batch: DiskIndexBatch) throws {
         guard !batch.isEmpty else { return }
-        try queue.inTransaction(.immediate) { db in
+        try queue.writeWithoutTransaction { db in try db.inTransaction(.immediate) {
             if batch.deleteAll {
                 try db.execute(sql: "DELETE FROM entries")
             }
@@ -341,8 +420,8 @@ final class DiskIndex: Sendable {
                 for row in batch.upserts { try statement.execute(arguments: StatementArguments(row.databaseValues)) }
             }
             if !batch.accesses.isEmpty {
-                let statement = try db.cachedStatement(sql: "UPDATE entries SET last_access = ?, hits = ? WHERE digest = ?")
-                for access in batch.accesses { try statement.execute(arguments: [access.lastAccess, access.hits, access.id.hex]) }
+                let statement = try db.cachedStatement(sql: "UPDATE entries SET last_access = MAX(last_access, ?), hits = hits + ? WHERE digest = ?")
+                for access in batch.accesses { try statement.execute(arguments: [access.lastAccess, access.addedHits, access.id.hex]) }
             }
             if !batch.revalidations.isEmpty {
                 let placeholders = Array(repeating: "?", count: EntryMetadata.columnCount).joined(separator: ", ")
@@ -358,7 +437,7 @@ final class DiskIndex: Sendable {
                 try statement.execute(arguments: ["evictions", counters.evictions])
             }
             return .commit
-        }
+        } }
     }
 
     /// Moves the write-ahead log into the database (on close, so readers start from one file).

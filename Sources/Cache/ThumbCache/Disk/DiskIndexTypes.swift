@@ -22,6 +22,15 @@ struct DiskCounters: Sendable, Equatable {
     var evictions = 0
 }
 
+/// Entries and bytes of each kind (index 0: thumbnails, 1: originals), as `totals` holds them.
+struct DiskTotals: Sendable, Equatable {
+    var counts = [0, 0]
+    var bytes = [0, 0]
+
+    func bytes(originals: Bool) -> Int { bytes[originals ? 1 : 0] }
+    func count(originals: Bool) -> Int { counts[originals ? 1 : 0] }
+}
+
 struct DiskIndexAggregate: Sendable {
     var thumbnails: (entries: Int, bytes: Int) = (0, 0)
     var originals: (entries: Int, bytes: Int) = (0, 0)
@@ -35,10 +44,11 @@ struct DiskIndexAggregate: Sendable {
 
 /// One change set for the index; `DiskIndex.apply` writes it in one transaction.
 struct DiskIndexBatch: Sendable {
+    /// Hits since the last batch: added to the row's count; the row keeps the later access time.
     struct Access: Sendable {
         var id: Hash256
         var lastAccess: Double
-        var hits: Int
+        var addedHits: Int
     }
 
     var deleteAll = false

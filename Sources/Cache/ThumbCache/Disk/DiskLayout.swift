@@ -8,7 +8,8 @@ import Foundation
 ///   clean-shutdown        present only while no owner runs and the last one closed cleanly
 ///   index.sqlite          the index (SQLite, WAL mode; -wal and -shm beside it while open)
 ///   objects/ab/<digest>       an entry's bytes, exactly as stored (no header)
-///   objects/ab/<digest>.meta  the entry's metadata as JSON, to rebuild the index from the files
+///   objects/ab/<digest>.meta  an entry's metadata as JSON, written by thumbd before index format 3
+///                         (read when repairing; removed with its entry)
 ///   tmp/                  files being written; renamed into objects/ only once complete
 /// ```
 /// `<digest>` is the key's SHA-256 (64 hex digits); `ab` its first two digits.

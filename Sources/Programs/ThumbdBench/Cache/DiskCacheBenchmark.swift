@@ -1,18 +1,18 @@
 import Foundation
 import ThumbCache
 
-/// The disk tier's targets, measured (for `thumbd-bench cache`): with `entries` entries on disk,
-/// opening the cache (after a clean close: target under 300 ms), a disk lookup (p99 under 1 ms),
-/// an insert that evicts (p99 under 5 ms), and that the total never exceeds the limit while
-/// filling twice the limit. Build in release to compare with the targets.
+/// The disk tier's targets, measured in process (for `thumbd-bench cache`) on a cache of
+/// `entries` entries: opening it after a clean close, after a kill and after a machine crash
+/// (and how long the repair then runs beside it), a disk lookup (p99 under 1 ms), an insert that
+/// evicts (p99 under 5 ms), and that the total never exceeds the limit while filling twice the
+/// limit. The daemon's own figures (first answer, memory) are `DaemonStartBenchmark`'s. Build in
+/// release to compare with the targets.
 enum DiskCacheBenchmark {
     struct Options: Sendable {
         var entries = 100_000
-        /// Entry sizes; small by default so 100,000 entries fill the index, not the disk.
-        var entryBytes = 1000...4000
         var lookups = 20_000
         var inserts = 3000
-        /// For the timed inserts (filling uses `.none`; it is not what is measured).
+        /// For the timed inserts (filling writes without fsync; it is not what is measured).
         var fsync = FsyncPolicy.data
         /// The limit of the fill test (filled to twice this).
         var fillLimitBytes = 32 << 20
@@ -20,126 +20,143 @@ enum DiskCacheBenchmark {
 
     struct Result: Sendable, Codable, Hashable {
         var entries: Int
+        /// Seconds the bulk fill took (0 when an existing cache of that size was reused).
         var populateSeconds: Double
         var openMilliseconds: Double
-        /// Opening after the owner process was killed (no clean-shutdown marker, same boot): every
-        /// file is listed and reconciled with the index; files the index cannot vouch for are read.
+        /// Opening after the owner process was killed (no clean-shutdown marker, same boot): the
+        /// repair runs in the background; `repairAfterCrashSeconds` is how long it took.
         var openAfterCrashMilliseconds: Double
-        /// Opening after the machine crashed (another boot id): recently written files are read too.
+        var repairAfterCrashSeconds: Double
+        /// Opening after the machine crashed (another boot id): the repair checksums recent files too.
         var openAfterMachineCrashMilliseconds: Double
+        var repairAfterMachineCrashSeconds: Double
         var lookupP50Microseconds: Double
         var lookupP99Microseconds: Double
         var insertWithEvictionP50Milliseconds: Double
         var insertWithEvictionP99Milliseconds: Double
+        /// Entries evicted per timed insert, on average (each insert evicts what it needs room for).
+        var evictionsPerInsert: Double
         var insertFsync: String
         var fillLimitBytes: Int
         var fillWrittenBytes: Int
-        /// The largest total seen after any store of the fill (from the map after every store,
-        /// and from the files themselves every 200 stores).
+        /// The largest total seen after any store of the fill (from the cache's totals after every
+        /// store, and from the files themselves every 200 stores).
         var fillMaxObservedBytes: Int
 
-        var openTargetMet: Bool { openMilliseconds < 300 }
+        var openTargetMet: Bool { max(openMilliseconds, openAfterCrashMilliseconds, openAfterMachineCrashMilliseconds) < 1000 }
         var lookupTargetMet: Bool { lookupP99Microseconds < 1000 }
         var insertTargetMet: Bool { insertWithEvictionP99Milliseconds < 5 }
         var fillTargetMet: Bool { fillMaxObservedBytes <= fillLimitBytes }
     }
 
-    /// Runs every measurement under `directory` (which it fills and removes).
-    static func run(directory: URL, options: Options = Options(), progress: @Sendable (String) -> Void = { _ in }) throws -> Result {
-        let variant = CacheVariant(size: 200, fit: "cover", format: "jpeg", quality: 82)
-        func key(_ i: Int) -> CacheKey {
-            CacheKey(url: try! NormalizedURL("https://bench\(i % 16).example/products/\(i).jpg"), variant: variant)
-        }
-        var random = SystemRandomNumberGenerator()
-        let pool = (0..<(options.entryBytes.upperBound + 8)).map { _ in UInt8.random(in: 0...255, using: &random) }
-        func bytes(_ i: Int) -> [UInt8] {
-            let size = Int.random(in: options.entryBytes, using: &random)
-            var result = Array(pool[0..<size])
-            withUnsafeBytes(of: UInt64(i).littleEndian) { for (j, byte) in $0.enumerated() where j < size { result[j] = byte } }
-            return result
-        }
-        let root = directory.appendingPathComponent("disk-bench-\(getpid())")
-        try? FileManager.default.removeItem(at: root)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let cacheDir = root.appendingPathComponent("cache")
-
-        // Populate.
-        let started = FileOps.monotonicSeconds()
-        var fill = DiskCacheLimits(maxBytes: Int.max / 4, originalsMaxBytes: 0, fsync: .none)
-        fill.accessFlushInterval = .seconds(3600)
-        do {
-            let cache = try DiskCache.open(at: cacheDir, limits: fill, warn: { _ in })
-            for i in 0..<options.entries {
-                try cache.store(key(i), bytes(i), validators: CacheValidators(etag: "\"\(i)\""), contentType: "image/jpeg")
-                if i % 10_000 == 9_999 { progress("populated \(i + 1) of \(options.entries) entries") }
+    /// A cache directory at `directory` holding exactly `entries` of `BenchCacheEntries`: filled
+    /// now (in bulk, as `store` writes them), or reused when it already holds that many. Returns
+    /// the seconds the fill took (0 when reused).
+    static func prepare(directory: URL, entries: Int, progress: @Sendable (String) -> Void) throws -> Double {
+        let limits = DiskCacheLimits(maxBytes: Int.max / 4, originalsMaxBytes: 0, fsync: .none)
+        if DiskCache.exists(at: directory) {
+            let existing = try DiskCache.open(at: directory, limits: limits, warn: { _ in })
+            let count = existing.usage.thumbnails.entries
+            existing.close()
+            if count == entries {
+                progress("reusing the cache at \(directory.path): \(count) entries")
+                return 0
             }
-            cache.close()
+            progress("the cache at \(directory.path) holds \(count) entries, not \(entries): filling it again")
+            try FileManager.default.removeItem(at: directory)
         }
-        let populateSeconds = FileOps.monotonicSeconds() - started
+        let started = FileOps.monotonicSeconds()
+        let cache = try DiskCache.open(at: directory, limits: limits, warn: { _ in })
+        let step = max(10_000, entries / 20)
+        try cache.bulkFill(count: entries, progress: { done in
+            if done % step < 20_000 || done == entries {
+                let rate = Double(done) / max(0.001, FileOps.monotonicSeconds() - started)
+                progress("filled \(done) of \(entries) entries (\(Int(rate)) a second)")
+            }
+        }, make: BenchCacheEntries.make)
+        cache.close()
+        return FileOps.monotonicSeconds() - started
+    }
 
-        // Open after a clean close.
-        var limits = fill
-        limits.fsync = options.fsync
+    /// Runs every measurement on the cache at `cacheDir` (filled or reused by `prepare`, and
+    /// changed by the timed inserts) and on a scratch folder for the fill test.
+    static func run(cacheDir: URL, scratch: URL, options: Options = Options(), populateSeconds: Double = 0,
+                    progress: @Sendable (String) -> Void = { _ in }) throws -> Result {
+        var random = SystemRandomNumberGenerator()
+        var limits = DiskCacheLimits(maxBytes: Int.max / 4, originalsMaxBytes: 0, fsync: options.fsync)
+        limits.accessFlushInterval = .seconds(3600)
+
+        // Open after a clean close, then random lookups.
         var begin = FileOps.monotonicSeconds()
         var cache = try DiskCache.open(at: cacheDir, limits: limits, warn: { _ in })
         let openMilliseconds = (FileOps.monotonicSeconds() - begin) * 1000
         progress("opened \(options.entries) entries in \(String(format: "%.1f", openMilliseconds)) ms")
-
-        // Lookups.
         var lookupTimes: [Double] = []
         lookupTimes.reserveCapacity(options.lookups)
+        var found = 0
         for _ in 0..<options.lookups {
-            let k = key(Int.random(in: 0..<options.entries, using: &random))
+            let k = BenchCacheEntries.key(Int.random(in: 0..<options.entries, using: &random))
             begin = FileOps.monotonicSeconds()
             let hit = try cache.read(k, .bytes)
             lookupTimes.append((FileOps.monotonicSeconds() - begin) * 1e6)
-            precondition(hit != nil, "benchmark entry missing")
+            if hit != nil { found += 1 }
         }
-        cache.close()
+        // Earlier timed inserts of a reused cache evicted a few entries: most must be there.
+        precondition(found * 10 >= options.lookups * 9, "benchmark entries missing: \(found) of \(options.lookups) found")
 
         // Inserts that evict: the budget is what is stored now.
         let total = cache.usage.thumbnails.bytes
+        let evictionsBefore = cache.activity.evictions
+        cache.close()
         limits.maxBytes = total
         cache = try DiskCache.open(at: cacheDir, limits: limits, warn: { _ in })
         var insertTimes: [Double] = []
+        let first = options.entries + Int.random(in: 0..<1_000_000_000, using: &random)
         for n in 0..<options.inserts {
-            let k = key(options.entries + n)
-            let payload = bytes(options.entries + n)
+            let entry = BenchCacheEntries.make(first + n)
             begin = FileOps.monotonicSeconds()
-            try cache.store(k, payload, validators: CacheValidators(etag: "\"n\(n)\""), contentType: "image/jpeg")
+            try cache.store(entry.key, entry.bytes, validators: entry.validators, contentType: entry.contentType)
             insertTimes.append((FileOps.monotonicSeconds() - begin) * 1000)
         }
         precondition(cache.usage.thumbnails.bytes <= total)
+        let evictions = cache.activity.evictions - evictionsBefore
         cache.close()
         progress("timed \(options.inserts) inserts with eviction")
 
-        // Open after a crash: drop the marker as a kill -9 would have.
-        _ = try? FileOps.remove(DiskLayout(directory: cacheDir).cleanMarkerPath)
-        begin = FileOps.monotonicSeconds()
-        cache = try DiskCache.open(at: cacheDir, limits: limits, warn: { _ in })
-        let openAfterCrash = (FileOps.monotonicSeconds() - begin) * 1000
-        cache.close()
-        // And as after a reboot: the boot id the owner wrote down is not this boot's.
+        // Open after a crash: drop the marker as a kill -9 would have; the repair runs beside.
         let layout = DiskLayout(directory: cacheDir)
-        _ = try? FileOps.remove(layout.cleanMarkerPath)
-        _ = try? FileOps.remove(layout.ownerBootPath)
-        try? FileOps.writeNew(layout.ownerBootPath, Array("another-boot".utf8), sync: false)
-        begin = FileOps.monotonicSeconds()
-        cache = try DiskCache.open(at: cacheDir, limits: limits, warn: { _ in })
-        let openAfterMachineCrash = (FileOps.monotonicSeconds() - begin) * 1000
-        cache.close()
+        func crashOpen(machine: Bool) throws -> (Double, Double) {
+            _ = try? FileOps.remove(layout.cleanMarkerPath)
+            if machine {
+                _ = try? FileOps.remove(layout.ownerBootPath)
+                try? FileOps.writeNew(layout.ownerBootPath, Array("another-boot".utf8), sync: false)
+            }
+            let begin = FileOps.monotonicSeconds()
+            let cache = try DiskCache.open(at: cacheDir, limits: limits, repair: .inBackground, warn: { _ in })
+            let opened = (FileOps.monotonicSeconds() - begin) * 1000
+            cache.waitForRepair()
+            let repaired = FileOps.monotonicSeconds() - begin
+            cache.close()
+            return (opened, repaired)
+        }
+        let (openAfterCrash, repairAfterCrash) = try crashOpen(machine: false)
+        progress("opened after a kill in \(String(format: "%.1f", openAfterCrash)) ms; repaired in \(String(format: "%.1f", repairAfterCrash)) s")
+        let (openAfterMachineCrash, repairAfterMachineCrash) = try crashOpen(machine: true)
+        progress("opened after a machine crash in \(String(format: "%.1f", openAfterMachineCrash)) ms; repaired in \(String(format: "%.1f", repairAfterMachineCrash)) s")
 
         // Fill twice the limit.
-        let fillDir = root.appendingPathComponent("fill")
+        let fillDir = scratch.appendingPathComponent("fill-\(getpid())")
+        try? FileManager.default.removeItem(at: fillDir)
+        defer { try? FileManager.default.removeItem(at: fillDir) }
         var fillLimits = DiskCacheLimits(maxBytes: options.fillLimitBytes, originalsMaxBytes: 0, fsync: .none)
         fillLimits.accessFlushInterval = .seconds(3600)
         let filling = try DiskCache.open(at: fillDir, limits: fillLimits, warn: { _ in })
         var written = 0, maxObserved = 0, n = 0
         let fillLayout = DiskLayout(directory: fillDir)
         while written < 2 * options.fillLimitBytes {
-            let payload = bytes(n)
-            try filling.store(key(n), payload)
-            written += payload.count
+            let entry = BenchCacheEntries.make(n)
+            try filling.store(entry.key, entry.bytes)
+            written += entry.bytes.count
             maxObserved = max(maxObserved, filling.usage.thumbnails.bytes)
             if n % 200 == 0 { maxObserved = max(maxObserved, try onDiskBytes(fillLayout)) }
             n += 1
@@ -149,10 +166,12 @@ enum DiskCacheBenchmark {
         progress("filled twice the limit")
 
         return Result(entries: options.entries, populateSeconds: populateSeconds, openMilliseconds: openMilliseconds,
-                      openAfterCrashMilliseconds: openAfterCrash, openAfterMachineCrashMilliseconds: openAfterMachineCrash,
+                      openAfterCrashMilliseconds: openAfterCrash, repairAfterCrashSeconds: repairAfterCrash,
+                      openAfterMachineCrashMilliseconds: openAfterMachineCrash, repairAfterMachineCrashSeconds: repairAfterMachineCrash,
                       lookupP50Microseconds: percentile(lookupTimes, 0.5), lookupP99Microseconds: percentile(lookupTimes, 0.99),
                       insertWithEvictionP50Milliseconds: percentile(insertTimes, 0.5),
-                      insertWithEvictionP99Milliseconds: percentile(insertTimes, 0.99), insertFsync: options.fsync.rawValue,
+                      insertWithEvictionP99Milliseconds: percentile(insertTimes, 0.99),
+                      evictionsPerInsert: Double(evictions) / Double(max(1, options.inserts)), insertFsync: options.fsync.rawValue,
                       fillLimitBytes: options.fillLimitBytes, fillWrittenBytes: written, fillMaxObservedBytes: maxObserved)
     }
 
@@ -163,8 +182,8 @@ enum DiskCacheBenchmark {
     }
 
     /// The bytes of entry files under objects/, from the files themselves: every file in a fan-out
-    /// folder but the `.meta` sidecars (nothing else lives there while the cache runs). Counted
-    /// here rather than by the cache's recovery code, since the fill checks the cache's own sums.
+    /// folder but an older format's `.meta` sidecars. Counted here rather than by the cache's
+    /// recovery code, since the fill checks the cache's own sums.
     static func onDiskBytes(_ layout: DiskLayout) throws -> Int {
         var total = 0
         for fanout in try FileOps.list(layout.objectsPath) {

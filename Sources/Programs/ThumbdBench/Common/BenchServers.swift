@@ -29,6 +29,20 @@ struct BenchServer {
         }
     }
 
+    /// Seconds from `started` until the daemon's repair of a cache left by a crash has been through
+    /// every folder (`thumbd_cache_repair_progress_ratio` 1 in /metrics; the daemon serves meanwhile).
+    func secondsUntilRepaired(since started: Double, timeout: Double = 600) throws -> Double {
+        while process.isRunning && BenchStats.now() - started < timeout {
+            if let response = try? BenchHTTP.get(port: port, path: "/metrics", timeout: 5), response.status == 200,
+               let line = response.text.split(separator: "\n").first(where: { $0.hasPrefix("thumbd_cache_repair_progress_ratio ") }),
+               Double(line.split(separator: " ").last ?? "") == 1 {
+                return BenchStats.now() - started
+            }
+            usleep(20_000)
+        }
+        throw ValidationErrorMessage("\(process.name) did not finish repairing its cache within \(Int(timeout)) s:\n" + process.stderrTail())
+    }
+
     /// Seconds from `started` until /readyz answers 200, polled every 5 ms (the figure's resolution).
     func secondsUntilReady(since started: Double, timeout: Double = 60) throws -> Double {
         while process.isRunning && BenchStats.now() - started < timeout {

@@ -25,14 +25,15 @@ struct BenchCrashCommand: ParsableCommand {
             again on the same directory and port.
 
             AFTER EACH RESTART, with nothing running in the daemon:
-            - restart: seconds from spawning it until /readyz answers 200 (it
-              repairs the directory before it listens), polled every 5 ms;
+            - restart: seconds from spawning it until /readyz answers 200
+              (it repairs the directory in the background), polled every 5 ms;
+              then until its repair is done (thumbd_cache_repair_progress_ratio 1);
             - verify: `thumbd cache verify --json` on the directory (read-only,
               beside the daemon) must exit 0 with no problem;
             - index rows: the index read with SQLite directly; every row's file
-              must exist with the row's size and SHA-256, its sidecar beside it;
+              must exist with the row's size and SHA-256;
             - orphans: after recovery the directory holds, for each row, its
-              file and sidecar, and nothing else under objects/ or in tmp/; any
+              file, and nothing else under objects/ or in tmp/; any
               other file is an orphan (must be 0);
             - answers: every key answered 200 so far in the run is either still
               cached whole (its file is byte for byte a body answered for it) or
@@ -41,9 +42,10 @@ struct BenchCrashCommand: ParsableCommand {
               miss) with the same bytes.
 
             Reported per round and in total: answers checked, still cached,
-            absent, torn, orphans, verify failures, restart-to-ready p50 and max,
-            and how many recoveries repaired something (a kill between a file's
-            rename and its index row). Exit status 1 when any promise broke
+            absent, torn, orphans, verify failures, restart-to-ready and
+            repair p50 and max, and how many recoveries repaired something (a
+            kill between an index row's commit and its file's rename, or an
+            unfinished write). Exit status 1 when any promise broke
             (torn, orphan, a bad row, verify not clean, a daemon that died before
             its kill), 2 on a usage error. --json prints the whole report as one
             JSON object (snake_case keys).
@@ -59,6 +61,7 @@ struct BenchCrashCommand: ParsableCommand {
     @Option(name: .customLong("min-load"), help: "Fewest seconds of load before a kill.") var minLoad = 0.5
     @Option(name: .customLong("max-load"), help: "Most seconds of load before a kill.") var maxLoad = 3.0
     @Option(help: "Kept-alive connections of the miss storm.") var connections = 4
+    @Option(help: "Entries written into the cache before the first start (the disk limit is then their size plus 1 MiB), e.g. 1000000.") var prefill = 0
     @Flag(help: "Keep the scratch folder (the cache directory and every log) and print where it is.") var keep = false
     @Flag(help: "Print the report as one JSON object instead of tables.") var json = false
 
@@ -68,6 +71,7 @@ struct BenchCrashCommand: ParsableCommand {
             throw ValidationError("--min-load must be at least 0.05 s and --max-load between it and 600 s.")
         }
         guard (1...64).contains(connections) else { throw ValidationError("--connections must be between 1 and 64.") }
+        guard (0...100_000_000).contains(prefill) else { throw ValidationError("--prefill must be between 0 and 100000000.") }
     }
 
     func run() throws {
@@ -89,6 +93,7 @@ struct BenchCrashCommand: ParsableCommand {
         settings.seed = seed
         settings.loadSeconds = minLoad...maxLoad
         settings.connections = connections
+        settings.prefillEntries = prefill
         settings.say = { FileHandle.standardError.write(Data("bench crash: \($0)\n".utf8)) }
         let report = try CrashRun.run(settings)
         if json { try printBenchJSON(report) } else { print(report.render(), terminator: "") }

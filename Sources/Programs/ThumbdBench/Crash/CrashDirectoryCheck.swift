@@ -8,7 +8,7 @@ import ThumbCache
 struct CrashDirectoryFindings: Sendable, Codable {
     /// Index rows.
     var rows = 0
-    /// Rows whose file is missing, or whose size or SHA-256 is not the row's, or that have no sidecar.
+    /// Rows whose file is missing, or whose size or SHA-256 is not the row's.
     var rowProblems: [String] = []
     /// Files a recovered directory must not hold (see `CrashDirectoryCheck`).
     var orphans: [String] = []
@@ -27,12 +27,13 @@ struct CrashDirectoryFindings: Sendable, Codable {
 /// Checks a cache directory that an owner has opened (so recovered) and that no request is
 /// changing.
 ///
-/// After recovery (ThumbCache's `DiskRecovery`: unfinished writes in tmp/ removed, rows without a
-/// file dropped, files without a row adopted from their sidecar or removed, sidecars without a file
-/// and any other name removed) and with nothing in flight, the directory holds exactly, for each
-/// index row, `objects/ab/<digest>` and `objects/ab/<digest>.meta`, and nothing else under
-/// `objects/` or in `tmp/`. So an orphan is: a file or a sidecar whose digest has no row; any other
-/// name under `objects/` (or a folder that is not a fan-out folder); anything in `tmp/`.
+/// After recovery (ThumbCache's `DiskRecovery`, which the daemon runs in the background: the
+/// caller waits for `thumbd_cache_repair_progress_ratio` 1; unfinished writes in tmp/ removed, rows
+/// without a file dropped, files without a row removed, and any other name removed) and with
+/// nothing in flight, the directory holds exactly, for each index row, `objects/ab/<digest>` (and
+/// an older format's `<digest>.meta`), and nothing else under `objects/` or in `tmp/`. So an orphan
+/// is: a file or a sidecar whose digest has no row; any other name under `objects/` (or a folder
+/// that is not a fan-out folder); anything in `tmp/`.
 enum CrashDirectoryCheck {
     struct Outcome {
         var findings: CrashDirectoryFindings
@@ -55,7 +56,7 @@ enum CrashDirectoryCheck {
         let rows = try readRows(directory + "/index.sqlite")
         findings.rows = rows.count
 
-        // Every row: its file whole, and its sidecar beside it.
+        // Every row: its file whole.
         var fileSums: [String: String] = [:]
         for row in rows {
             let path = dataPath(directory, row.digest)
@@ -70,9 +71,6 @@ enum CrashDirectoryCheck {
                 findings.rowProblems.append("\(path) has \(bytes.count) bytes, its row says \(row.size) (\(what))")
             } else if sum != row.sha256.lowercased() {
                 findings.rowProblems.append("\(path) is not the bytes its row's SHA-256 names (\(what))")
-            }
-            if !fileManager.fileExists(atPath: path + ".meta") {
-                findings.rowProblems.append("no sidecar beside \(path) (\(what))")
             }
         }
         findings.orphans = orphans(directory, listed: Set(rows.map(\.digest)))

@@ -16,6 +16,8 @@ struct CrashRoundResult: Sendable, Codable {
     var killStatus: Int32
     /// From spawning the daemon again on the directory until /readyz answered 200.
     var restartSeconds: Double
+    /// From spawning it until its background repair had been through every folder.
+    var repairSeconds: Double
     /// The restarted daemon's log says its recovery changed something (removed, dropped, adopted).
     var recoveryRepaired: Bool
     var verify: CrashVerifyCLI.Outcome
@@ -66,6 +68,8 @@ struct CrashReport: Sendable, Codable {
         var indexRebuilds = 0
         var restartP50Ms: Double?
         var restartMaxMs: Double?
+        var repairP50Seconds: Double?
+        var repairMaxSeconds: Double?
         var passed = true
     }
 
@@ -104,15 +108,20 @@ struct CrashReport: Sendable, Codable {
         let restarts = rounds.map { $0.restartSeconds * 1000 }
         totals.restartP50Ms = BenchStats.median(restarts)
         totals.restartMaxMs = restarts.max()
+        let repairs = rounds.map(\.repairSeconds)
+        totals.repairP50Seconds = BenchStats.median(repairs)
+        totals.repairMaxSeconds = repairs.max()
         self.totals = totals
     }
 
     func render() -> String {
-        let header = ["round", "load s", "200s", "keys checked", "still cached", "absent", "torn", "orphans", "verify", "restart ms", "repaired"]
+        let header = ["round", "load s", "200s", "keys checked", "still cached", "absent", "torn", "orphans", "verify", "restart ms",
+                      "repair s", "repaired"]
         let rows = rounds.map { r in
             [String(r.round), TextTable.fixed(r.loadSeconds, 2), String(r.load.answered), String(r.directory.answersChecked),
              String(r.directory.stillCached), String(r.directory.absent), String(r.torn), String(r.directory.orphans.count),
-             r.verify.isClean ? "clean" : "FAILED", TextTable.fixed(r.restartSeconds * 1000, 1), r.recoveryRepaired ? "yes" : "no"]
+             r.verify.isClean ? "clean" : "FAILED", TextTable.fixed(r.restartSeconds * 1000, 1), TextTable.fixed(r.repairSeconds, 2),
+             r.recoveryRepaired ? "yes" : "no"]
         }
         var text = "thumbd-bench crash: \(rounds.count) rounds, seed \(seed), \(photos) photos, \(connections) storm connections, "
             + "load \(TextTable.fixed(loadSeconds[0], 1))-\(TextTable.fixed(loadSeconds[1], 1)) s, limits memory \(limitsMebibytes["memory"] ?? 0) MiB, "
@@ -125,6 +134,7 @@ struct CrashReport: Sendable, Codable {
             directory: \(t.orphans) orphan files, \(t.rowProblems) index rows without their whole file, \(t.verifyFailures) rounds \
             where thumbd cache verify was not clean, \(t.notServedFromCache) listed keys not served from the cache
             restarts: to /readyz p50 \(TextTable.fixed(t.restartP50Ms, 1)) ms, max \(TextTable.fixed(t.restartMaxMs, 1)) ms; \
+            background repair done p50 \(TextTable.fixed(t.repairP50Seconds ?? 0, 2)) s, max \(TextTable.fixed(t.repairMaxSeconds ?? 0, 2)) s; \
             \(t.repairedRestarts) of \(t.rounds) recoveries repaired something, \(t.indexRebuilds) rebuilt the index; \
             \(t.earlyExits) daemons died before their kill
             result: \(t.passed ? "PASSED: nothing torn, nothing orphaned, verify clean after every restart" : "FAILED")

@@ -6,6 +6,7 @@ import Darwin
 import ConsoleText
 import Foundation
 import TestSupport
+import ThumbCache
 
 /// Rounds of a real `thumbd serve` killed under load: each round drives the load for a seeded
 /// while, SIGKILLs the daemon, starts it again on the same directory, and checks what it recovered
@@ -23,6 +24,11 @@ enum CrashRun {
     }
 
     static func run(_ settings: CrashRunSettings) throws -> CrashReport {
+        var settings = settings
+        if settings.prefillEntries > 0 {
+            let bytes = try prefill(settings)
+            settings.diskMiB += Int((bytes + (1 << 20) - 1) >> 20)
+        }
         let photos = ((try? FileManager.default.contentsOfDirectory(atPath: settings.images)) ?? [])
             .filter { ["jpg", "jpeg", "png", "webp"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
         guard !photos.isEmpty else { throw ValidationErrorMessage("no photos (JPEG, PNG, WebP) in \(settings.images)") }
@@ -50,23 +56,38 @@ enum CrashRun {
             let started = BenchStats.now()
             daemon = try launch(settings, port: port, name: "crash-round-\(round)")
             let restartSeconds = try daemon.secondsUntilReady(since: started)
-            // Nothing runs in the daemon now (prefetch jobs do not outlive a process): the directory
-            // holds still while it is read.
+            let repairSeconds = try daemon.secondsUntilRepaired(since: started)
+            // Nothing runs in the daemon now (prefetch jobs do not outlive a process, and its repair
+            // is done): the directory holds still while it is read.
             let verify = CrashVerifyCLI.run(thumbd: settings.thumbd, directory: settings.cacheDirectory)
             let directory = try CrashDirectoryCheck.check(directory: settings.cacheDirectory, answers: answers.all)
             let served = CrashServedCheck.run(port: port, keys: directory.stillCached)
             let log = (try? String(contentsOfFile: daemon.process.stdoutPath, encoding: .utf8)) ?? ""
             let result = CrashRoundResult(
                 round: round, loadSeconds: loadSeconds, load: counts, killStatus: killStatus, restartSeconds: restartSeconds,
-                recoveryRepaired: log.contains("was not closed cleanly; repaired"), verify: verify, directory: directory.findings,
+                repairSeconds: repairSeconds,
+                recoveryRepaired: log.contains("repair finished") && !log.contains(" 0 adopted from their metadata, 0 index rows dropped, 0 stray"),
+                verify: verify, directory: directory.findings,
                 served: served)
             results.append(result)
             settings.say("round \(round): \(TextTable.fixed(loadSeconds, 2)) s of load, \(counts.answered) answers; "
                          + "\(directory.findings.stillCached) still cached, \(directory.findings.absent) absent, \(result.torn) torn, "
                          + "\(directory.findings.orphans.count) orphans; verify \(verify.isClean ? "clean" : "FAILED"); "
-                         + "ready again in \(TextTable.fixed(restartSeconds * 1000, 1)) ms")
+                         + "ready again in \(TextTable.fixed(restartSeconds * 1000, 1)) ms, repaired in \(TextTable.fixed(repairSeconds, 2)) s")
         }
         return CrashReport(settings: settings, photos: photos.count, rounds: results)
+    }
+
+    /// Writes `prefillEntries` small entries (of URLs the load never asks for) into the cache
+    /// directory before the daemon first starts; returns their bytes.
+    private static func prefill(_ settings: CrashRunSettings) throws -> Int {
+        let limits = DiskCacheLimits(maxBytes: Int.max / 4, originalsMaxBytes: 0, fsync: .none)
+        let cache = try DiskCache.open(at: URL(fileURLWithPath: settings.cacheDirectory, isDirectory: true), limits: limits, warn: { _ in })
+        defer { cache.close() }
+        let count = settings.prefillEntries
+        let say = settings.say
+        return try cache.bulkFill(count: count, progress: { done in if done % 200_000 == 0 || done == count { say("prefilled \(done) of \(count) entries") } },
+                                  make: BenchCacheEntries.make)
     }
 
     /// The daemon on the run's one cache directory and port, with the small limits.

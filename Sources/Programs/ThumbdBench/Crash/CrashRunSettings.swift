@@ -31,6 +31,9 @@ struct CrashRunSettings: Sendable {
     var memoryMiB = 1
     var diskMiB = 1
     var originalsMiB = 8
+    /// Entries written into the cache before the first start (`DiskCache.bulkFill`), so the rounds
+    /// run against a big cache; the disk limit is then their size plus `diskMiB`.
+    var prefillEntries = 0
     /// Progress lines ("round 3: ..."), to stderr in the bench, nowhere in the tests.
     var say: @Sendable (String) -> Void = { _ in }
 

@@ -77,8 +77,15 @@ final class CacheGauges: Sendable {
     private let limits: [String: Gauge]
     private let counters: [String: Counter]
     private let previous = Mutex<[String: Int]>([:])
+    /// The repair after an unclean stop, which runs while the node serves: how much is done.
+    private let repairDone: Gauge
+    private let repairChecksummed: Gauge
 
     init(registry: PrometheusCollectorRegistry) {
+        repairDone = registry.makeGauge(descriptor: metric("cache_repair_progress", unit: "ratio",
+                                                           help: "Share of the disk cache's folders checked since an unclean stop (1: none left)"))
+        repairChecksummed = registry.makeGauge(descriptor: metric("cache_repair_checksummed_files",
+                                                                  help: "Files the repair after an unclean stop has checksummed"))
         let tiers = ["memory", "disk", "originals"]
         var entries: [String: Gauge] = [:], bytes: [String: Gauge] = [:], limits: [String: Gauge] = [:]
         for tier in tiers {
@@ -106,6 +113,9 @@ final class CacheGauges: Sendable {
             let usage = disk.usage
             set("disk", entries: usage.thumbnails.entries, bytes: usage.thumbnails.bytes, limit: usage.thumbnails.maxBytes)
             set("originals", entries: usage.originals.entries, bytes: usage.originals.bytes, limit: usage.originals.maxBytes)
+            let repair = disk.repairProgress
+            repairDone.set(repair.fractionDone)
+            repairChecksummed.set(Double(repair.filesChecksummed))
             let activity = disk.activity
             totals["disk.hits"] = activity.hits
             totals["disk.misses"] = activity.misses
