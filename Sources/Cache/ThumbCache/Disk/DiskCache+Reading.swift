@@ -197,8 +197,10 @@ extension DiskCache {
     /// Whether the index holds `key` (no file I/O, no hit counted). Kept beside `read`: a yes or
     /// no that never throws and builds no entry, for checks that ask only that.
     public func contains(_ key: CacheKey) -> Bool {
-        guard !state.withLock({ $0.closed }) else { return false }
-        return ((try? readIndex { try $0.row(digest: key.digest) }) ?? nil) != nil
+        guard let id = Hash256(hex: key.digest), !state.withLock({ $0.closed }) else { return false }
+        // The owner's pool reads beside the writer; a reader's one connection is its index.
+        if mode == .readOnly { return ((try? readIndex { try $0.row(digest: key.digest) }) ?? nil) != nil }
+        return ((try? index.record(id)) ?? nil) != nil
     }
 
     /// Drops an entry found damaged, unless it changed since `record` was read: under the writer

@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Synchronization
 
 /// Brings the files and the index back into agreement after an unclean shutdown, one entry or
 /// one folder of `objects/` at a time, or builds a new index from the files alone.
