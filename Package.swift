@@ -125,11 +125,14 @@ let package = Package(
         .target(name: "ThumbVariant", dependencies: ["ImageCore", "Thumbnailer", "ThumbCache"], path: "Sources/Pipeline/ThumbVariant"),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
         .target(name: "NetworkGuard", path: "Sources/Pipeline/NetworkGuard"),
+        // S3 object addresses, endpoints, credentials and AWS Signature Version 4: nothing of HTTP
+        // clients, so the downloader and the shared tier sign with the same code.
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Sources/Pipeline/ObjectStorage"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
         .target(
             name: "ThumbPipeline",
             dependencies: [
-                "NetworkGuard", "ThumbCache", "ThumbVariant", "Thumbnailer", "ImageCodecs", "ImageCore", "ColorManagement", "ImagePlaceholder",
+                "NetworkGuard", "ObjectStorage", "ThumbCache", "ThumbVariant", "Thumbnailer", "ImageCodecs", "ImageCore", "ColorManagement", "ImagePlaceholder",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -156,7 +159,7 @@ let package = Package(
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbVariant", "ThumbCache", "ImageCore", "NetworkGuard", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
+                "ThumbPipeline", "ThumbVariant", "ThumbCache", "ImageCore", "NetworkGuard", "ObjectStorage", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -183,7 +186,7 @@ let package = Package(
         .target(
             name: "ThumbdConfig",
             dependencies: [
-                "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
+                "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ObjectStorage", "Thumbnailer", "ImageCore", "UploadPreparation", "ByteUnits", "ThumbFleet",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -243,6 +246,7 @@ let package = Package(
         .executableTarget(name: "thumbd-fuzz", dependencies: ["ThumbdFuzzTargets"], path: "Fuzz/Sources/thumbd-fuzz"),
 
         .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache", "CropScenes"], path: "Tests/TestSupport",
+                exclude: ["Scripts"],
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
         .executableTarget(name: "thumbd-cache-crash-writer", dependencies: ["ThumbCache", "TestSupport"], path: "Tests/CacheCrashWriter"),
@@ -285,7 +289,7 @@ let package = Package(
         .testTarget(name: "NetworkGuardTests", dependencies: ["NetworkGuard"]),
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "CSystemdNotify"]),
         .testTarget(name: "ThumbVariantTests", dependencies: ["TestSupport", "ThumbVariant", "ThumbCache", "Thumbnailer", "ImageCore"]),
-        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer"]),
+        .testTarget(name: "ThumbdConfigTests", dependencies: ["TestSupport", "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "Thumbnailer", "ObjectStorage"]),
         // The daemon in the test process (`TestDaemon`) and `thumbd serve` as a child (`ServeProcess`), for
         // the suites of the pipeline, the server, the fleet and the CLI that talk to a running daemon.
         .target(
@@ -302,10 +306,12 @@ let package = Package(
         // The downloader and the CPU pool alone, and downloads and coalesced jobs through a daemon
         // (origin faults, TLS, DNS, hostile origins).
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbPipeline", "ThumbServer", "ThumbVariant", "ThumbCache",
-                                                               "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess"]),
+                                                               "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "ObjectStorage"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport", "ChildProcess"]),
         .testTarget(
             name: "ThumbServerTests",
             dependencies: [
+                "ObjectStorage",
                 "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
-/// An absolute http(s) URL in the one form the cache keys on: scheme and host lower-cased, the
-/// default port and the fragment dropped, an empty path written "/", and the rest — path and
-/// query — kept exactly as given (servers may treat case and parameter order as meaningful).
+/// An absolute http(s) URL, or an object store's `s3://BUCKET/KEY`, in the one form the cache keys
+/// on: scheme and host lower-cased, the default port and the fragment dropped, an empty path
+/// written "/", and the rest — path and query — kept exactly as given (servers may treat case and
+/// parameter order as meaningful). An s3 URL's host is its bucket: no port, no credentials.
 public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertible {
     public let value: String
     public let scheme: String
@@ -17,7 +18,9 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
         }
         guard let schemeEnd = text.range(of: "://") else { throw CacheKeyError(message: "not an absolute URL (no scheme://): \(text.prefix(200))") }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { throw CacheKeyError(message: "only http and https URLs are cached, not \(scheme)") }
+        guard scheme == "http" || scheme == "https" || scheme == "s3" else {
+            throw CacheKeyError(message: "only http, https and s3 URLs are cached, not \(scheme)")
+        }
         var rest = text[schemeEnd.upperBound...]
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
@@ -25,6 +28,7 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
         let pathAndQuery = rest[authorityEnd...]
         guard !authority.contains(where: { $0 == " " || $0 == "\\" }) else { throw CacheKeyError(message: "malformed host in URL") }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }  // credentials never key an entry
+        if scheme == "s3", authority.contains(":") { throw CacheKeyError(message: "an s3:// URL names a bucket, without a port") }
 
         var host = Substring(authority)
         var port: Substring? = nil

@@ -146,6 +146,7 @@ public struct ThumbdConfiguration: Sendable {
             }
         }
         d.download.policy = AddressPolicy(allowNetworks: networks, allowHosts: hosts)
+        d.download.s3 = try SourcesSection.read(s, file: file, environment: environment)
 
         // pipeline
         d.pipeline.maxJobs = try s.int("pipeline.max_jobs", default: 256, range: 1...100_000)

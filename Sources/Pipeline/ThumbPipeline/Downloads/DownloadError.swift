@@ -24,6 +24,11 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case insecureRedirect = "insecure_redirect"
         /// The response head (status line and header fields) is larger than a download takes.
         case originHeadersTooLarge = "origin_headers_too_large"
+        /// An `s3://` object, or its bucket, does not exist (S3's NoSuchKey, NoSuchBucket).
+        case objectNotFound = "object_not_found"
+        /// The object store refused thumbd's credentials for an `s3://` object: a wrong or missing
+        /// key, an expired token, a policy that does not grant the read.
+        case objectAccessDenied = "object_access_denied"
     }
 
     public let code: Code

@@ -6,7 +6,7 @@ import NIOSSL
 
 extension Downloader {
     /// The HTTP client's, NIO's and NIOSSL's errors, in our codes.
-    static func translate(_ error: any Error, url: OriginURL, phase: String) -> any Error {
+    static func translate(_ error: any Error, url: any CustomStringConvertible, phase: String) -> any Error {
         if error is CancellationError { return error }
         if let error = error as? DownloadError { return error }
         if let error = error as? HTTPClientError {

@@ -1,4 +1,5 @@
 import NetworkGuard
+import ObjectStorage
 
 /// The downloader's limits. Every field but `resolver` is a key of `download:` in config/thumbd.yaml.
 public struct DownloadSettings: Sendable {
@@ -21,6 +22,9 @@ public struct DownloadSettings: Sendable {
     /// Which addresses and hosts may be reached.
     public var policy: AddressPolicy = AddressPolicy()
     public var userAgent: String = "thumbd/1.0"
+    /// Where `s3://` URLs are fetched from, and with which credentials (`sources.s3`, AWS_*). The
+    /// endpoints are the operator's own: the address policy does not apply to them.
+    public var s3: S3Settings = S3Settings()
     /// Not a setting: how host names become addresses. The system resolver, or in tests one that
     /// answers from a table or slowly (a DNS server that takes its time cannot be had without root).
     public var resolver: HostResolver = HostResolver()

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NetworkGuard
+import ObjectStorage
 import Synchronization
 import ThumbCache
 
@@ -15,7 +16,8 @@ import ThumbCache
 /// to that IP with the original `Host`), so a second DNS answer cannot point it elsewhere.
 public final class Downloader: Sendable {
     public let settings: DownloadSettings
-    private let client: HTTPClient
+    /// Plain HTTP origins (pinned by URL) and object stores (the operator's endpoint, by name).
+    let client: HTTPClient
     private let eventLoopGroup: any EventLoopGroup
     let slots: DownloadSlots
     private let resolver: HostResolver
@@ -77,7 +79,10 @@ public final class Downloader: Sendable {
         let start = ContinuousClock.now
         do {
             let outcome = try await withTimeout(settings.totalTimeout) {
-                try await self.follow(try OriginURL(url), validators: validators, priority: priority)
+                if S3Location.isS3(url) {
+                    return try await self.fetchObject(try Self.location(url), validators: validators, priority: priority)
+                }
+                return try await self.follow(try OriginURL(url), validators: validators, priority: priority)
             }
             if case .fetched(let body) = outcome { metrics.bytes.increment(by: Int64(body.bytes.count)) }
             metrics.duration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
@@ -172,6 +177,11 @@ public final class Downloader: Sendable {
             throw DownloadError(.originStatus, "\(url) answered \(status)", originStatus: status)
         }
 
+        return .done(.fetched(try await body(of: response, from: url.text)))
+    }
+
+    /// A 200 answer's body, within the byte limit, with its type and validators.
+    func body(of response: HTTPClientResponse, from url: String) async throws -> OriginBody {
         let declared = response.headers.first(name: "content-length").flatMap { Int($0) }
         if let declared, declared > settings.maxBytes {
             throw DownloadError(.originTooLarge, "\(url) is \(declared) bytes; the limit is \(settings.maxBytes)")
@@ -193,12 +203,11 @@ public final class Downloader: Sendable {
         if let declared, bytes.count < declared {
             throw DownloadError(.originTruncated, "\(url) ended after \(bytes.count) of \(declared) bytes")
         }
-        return .done(.fetched(OriginBody(bytes: bytes, contentType: response.headers.first(name: "content-type"),
-                                         validators: Self.validators(response.headers) ?? CacheValidators(),
-                                         finalURL: url.text)))
+        return OriginBody(bytes: bytes, contentType: response.headers.first(name: "content-type"),
+                          validators: Self.validators(response.headers) ?? CacheValidators(), finalURL: url)
     }
 
-    private static func validators(_ headers: HTTPHeaders) -> CacheValidators? {
+    static func validators(_ headers: HTTPHeaders) -> CacheValidators? {
         let etag = headers.first(name: "etag"), lastModified = headers.first(name: "last-modified")
         guard etag != nil || lastModified != nil else { return nil }
         return CacheValidators(etag: etag, lastModified: lastModified)

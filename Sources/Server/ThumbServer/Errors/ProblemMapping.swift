@@ -38,6 +38,9 @@ extension Problem {
         case .originStatus: error.originStatus == 404 || error.originStatus == 410 ? .notFound : .badGateway
         // The origin misbehaved or could not be reached safely: our gateway's failure, never the client's.
         case .tooManyRedirects, .originTruncated, .originUnreachable, .originTLS, .insecureRedirect, .originHeadersTooLarge: .badGateway
+        case .objectNotFound: .notFound
+        // thumbd's own credentials were refused: the operator's to fix, not the client's.
+        case .objectAccessDenied: .badGateway
         case .originTimeout: .gatewayTimeout
         case .originTooLarge: .contentTooLarge
         }

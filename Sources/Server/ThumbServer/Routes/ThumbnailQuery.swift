@@ -1,5 +1,6 @@
 import ThumbVariant
 import Foundation
+import ObjectStorage
 import ThumbCache
 import ThumbPipeline
 import Thumbnailer
@@ -36,13 +37,23 @@ struct ThumbnailQuery: Sendable {
         guard text.utf8.count <= settings.maxURLLength else {
             throw Problem.badParameter("url is \(text.utf8.count) bytes long; the limit is \(settings.maxURLLength)")
         }
+        url = try Self.source(text)
+        variant = try settings.variant(VariantFields(query: parameters.pairs), ignoring: Self.others)
+    }
+
+    /// A photo's address as a request names it: an http(s) URL, or `s3://BUCKET/KEY` (checked
+    /// here, so a malformed one is the client's 400, not a failed download).
+    static func source(_ text: String) throws -> NormalizedURL {
         let lowered = text.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            throw Problem(.badRequest, code: "invalid_url", detail: "url must be an http or https URL")
+        let isS3 = S3Location.isS3(text)
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || isS3 else {
+            throw Problem(.badRequest, code: "invalid_url", detail: "url must be an http, https or s3://BUCKET/KEY URL")
         }
-        do { url = try NormalizedURL(text) } catch {
+        if isS3 {
+            do { _ = try S3Location(text) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
+        }
+        do { return try NormalizedURL(text) } catch {
             throw Problem(.badRequest, code: "invalid_url", detail: error.message)
         }
-        variant = try settings.variant(VariantFields(query: parameters.pairs), ignoring: Self.others)
     }
 }
