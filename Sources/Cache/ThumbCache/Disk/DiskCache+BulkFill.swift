@@ -29,6 +29,10 @@ extension DiskCache {
     public func bulkFill(count: Int, chunk: Int = 20_000, progress: (Int) -> Void = { _ in },
                          make: @escaping @Sendable (Int) -> DiskBulkEntry) throws(CacheError) -> Int {
         try requireOwner()
+        // An empty index is filled without its secondary indexes, made after in one sort each.
+        var indexesDropped = usage.thumbnails.entries == 0 && usage.originals.entries == 0
+        if indexesDropped { try withIndex { try $0.dropSecondaryIndexes() } }
+        defer { if indexesDropped { try? withIndex { try $0.createSecondaryIndexes() } } }
         var added = 0
         var start = 0
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -75,6 +79,17 @@ extension DiskCache {
             start = range.upperBound
             progress(start)
         }
+        if indexesDropped {
+            try withIndex { try $0.createSecondaryIndexes() }
+            indexesDropped = false
+        }
         return added
+    }
+
+    private func withIndex(_ body: (DiskIndex) throws -> Void) throws(CacheError) {
+        try writer.withLock { (w) throws(CacheError) in
+            guard !w.closed, let index = w.index else { throw CacheError.closed }
+            do { try body(index) } catch { throw Self.indexError(error, path: layout.indexPath) }
+        }
     }
 }

@@ -58,7 +58,8 @@ enum DiskCacheBenchmark {
             let existing = try DiskCache.open(at: directory, limits: limits, warn: { _ in })
             let count = existing.usage.thumbnails.entries
             existing.close()
-            if count == entries {
+            // The timed inserts of an earlier run evict about as many entries as they add.
+            if abs(count - entries) * 100 <= entries {
                 progress("reusing the cache at \(directory.path): \(count) entries")
                 return 0
             }
