@@ -9,7 +9,25 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public static let maxLength = 8192
 
+    /// The fragment a key's URL ends with when the request's URL had parameters the key leaves out
+    /// (a presigned URL's signature, `UnkeyedQuery`). A URL a client sends never keeps a fragment,
+    /// so the unsigned URL of a private object can never name the entry its signed URLs made.
+    public static let signedMarker = "#signed"
+
+    /// Whether this key's URL came from a signed URL (`signedMarker`).
+    public var isSigned: Bool { value.hasSuffix(Self.signedMarker) }
+
+    /// A URL as a client or a setting gives it: any fragment is dropped.
     public init(_ text: String) throws(CacheKeyError) {
+        try self.init(text, keepingSignedMarker: false)
+    }
+
+    /// A key's URL as the cache itself recorded it, `signedMarker` kept.
+    init(stored text: String) throws(CacheKeyError) {
+        try self.init(text, keepingSignedMarker: true)
+    }
+
+    private init(_ text: String, keepingSignedMarker: Bool) throws(CacheKeyError) {
         guard text.utf8.count <= Self.maxLength else { throw CacheKeyError(message: "URL is longer than \(Self.maxLength) bytes") }
         // Spaces and control characters are never valid in a URL; refusing them also keeps the
         // key's hashed form ("URL, newline, variant") unambiguous.
@@ -22,7 +40,11 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
             throw CacheKeyError(message: "only http, https and s3 URLs are cached, not \(scheme)")
         }
         var rest = text[schemeEnd.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        var signed = false
+        if let hash = rest.firstIndex(of: "#") {
+            signed = keepingSignedMarker && rest[hash...] == Self.signedMarker
+            rest = rest[..<hash]
+        }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         let pathAndQuery = rest[authorityEnd...]
@@ -56,7 +78,14 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
         let path = pathAndQuery.isEmpty || pathAndQuery.first == "?" ? "/" + pathAndQuery : String(pathAndQuery)
         self.scheme = scheme
         self.host = lowerHost
-        self.value = "\(scheme)://\(lowerHost)\(path)"
+        self.value = "\(scheme)://\(lowerHost)\(path)" + (signed ? Self.signedMarker : "")
+    }
+
+    /// A value already in normal form (a normal URL with query parameters taken out).
+    init(normalized value: String, scheme: String, host: String) {
+        self.value = value
+        self.scheme = scheme
+        self.host = host
     }
 
     public var description: String { value }

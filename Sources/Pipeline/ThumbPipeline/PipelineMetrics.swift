@@ -50,6 +50,11 @@ public final class PipelineMetrics: Sendable {
     private let colorOutcomes: [String: Counter]
     let revalidations: Counter
     let notModified: Counter
+    /// Signed URLs whose key left the signature out, shown to their origin before a thumbnail made
+    /// from another URL was answered; of those, the ones whose object had changed, and those refused.
+    let confirmations: Counter
+    let confirmationsChanged: Counter
+    let confirmationsRefused: Counter
 
     public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         coalescedWaiters = Counter(label: "thumbd_coalesced_waiters_total", factory: factory)
@@ -69,6 +74,9 @@ public final class PipelineMetrics: Sendable {
         encode = Timer(label: "thumbd_encode_seconds", factory: factory)
         revalidations = Counter(label: "thumbd_revalidations_total", factory: factory)
         notModified = Counter(label: "thumbd_revalidations_not_modified_total", factory: factory)
+        confirmations = Counter(label: "thumbd_signed_url_checks_total", factory: factory)
+        confirmationsChanged = Counter(label: "thumbd_signed_url_checks_changed_total", factory: factory)
+        confirmationsRefused = Counter(label: "thumbd_signed_url_checks_refused_total", factory: factory)
     }
 
     func recordColor(_ outcome: ColorOutcome, took time: Duration) {

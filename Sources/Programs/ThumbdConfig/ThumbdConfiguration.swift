@@ -147,6 +147,12 @@ public struct ThumbdConfiguration: Sendable {
         }
         d.download.policy = AddressPolicy(allowNetworks: networks, allowHosts: hosts)
         d.download.s3 = try SourcesSection.read(s, file: file, environment: environment)
+        if let text = s.string("sources.unkeyed_query") {
+            do { d.pipeline.unkeyedQuery = text.lowercased() == "none" ? .none : try UnkeyedQuery(list: text) } catch {
+                throw s.invalid("sources.unkeyed_query", text, "a comma-separated list of query parameter names (X-Amz-* matches a prefix), or none")
+            }
+        }
+        d.pipeline.confirmUnkeyedHits = try s.bool("sources.confirm_unkeyed_hits", default: true)
 
         // pipeline
         d.pipeline.maxJobs = try s.int("pipeline.max_jobs", default: 256, range: 1...100_000)

@@ -43,7 +43,7 @@ def client():
     return session.create_client(
         "s3", endpoint_url=os.environ["S3_ENDPOINT"], region_name=os.environ.get("AWS_REGION", "us-east-1"),
         aws_access_key_id=os.environ["AWS_ACCESS_KEY_ID"], aws_secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"],
-        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+        config=Config(s3={"addressing_style": "path"}, signature_version="s3v4", retries={"max_attempts": 1}))
 
 
 def main(argv):

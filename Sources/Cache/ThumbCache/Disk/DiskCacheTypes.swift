@@ -176,7 +176,7 @@ extension CacheEntry: Codable {
             throw DecodingError.dataCorruptedError(forKey: .variant, in: container, debugDescription: "not a variant: \(text)")
         }
         let url: NormalizedURL
-        do { url = try NormalizedURL(try container.decode(String.self, forKey: .url)) } catch let error as CacheKeyError {
+        do { url = try NormalizedURL(stored: try container.decode(String.self, forKey: .url)) } catch let error as CacheKeyError {
             throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: error.message)
         }
         self.init(key: CacheKey(url: url, variant: variant), filePath: try container.decode(String.self, forKey: .file),

@@ -125,7 +125,7 @@ struct DiskIndexRow: Sendable, Equatable {
 
     /// The key, when the stored URL and variant parse and hash to the stored digest.
     var key: CacheKey? {
-        guard let url = try? NormalizedURL(url), let variant = CacheVariant(variant) else { return nil }
+        guard let url = try? NormalizedURL(stored: url), let variant = CacheVariant(variant) else { return nil }
         let key = CacheKey(url: url, variant: variant)
         return key.digest == digest ? key : nil
     }

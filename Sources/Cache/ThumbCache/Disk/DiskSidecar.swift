@@ -44,7 +44,7 @@ struct DiskSidecar: Sendable, Equatable {
 
     /// The key this sidecar describes, if its URL and variant parse and hash to `id`.
     func key(matching id: Hash256) -> CacheKey? {
-        guard let url = try? NormalizedURL(url), let variant = CacheVariant(variant) else { return nil }
+        guard let url = try? NormalizedURL(stored: url), let variant = CacheVariant(variant) else { return nil }
         let key = CacheKey(url: url, variant: variant)
         return Hash256(hex: key.digest) == id ? key : nil
     }

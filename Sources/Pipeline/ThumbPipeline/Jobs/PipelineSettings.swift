@@ -21,6 +21,12 @@ public struct PipelineSettings: Sendable {
     public var keepOriginals: Bool = true
     /// libavif's encoder speed for AVIF thumbnails (0...10).
     public var avifSpeed: Int = EncodeSettings.defaultAVIFSpeed
+    /// Query parameters left out of cache keys (`sources.unkeyed_query`): every presigned URL of
+    /// one object is one entry and one download. The download still uses the URL as given.
+    public var unkeyedQuery: UnkeyedQuery = .defaults
+    /// A hit for a URL whose key left a parameter out is answered only after the origin accepts
+    /// that very URL (`sources.confirm_unkeyed_hits`): a conditional GET, 304 without a body.
+    public var confirmUnkeyedHits: Bool = true
 
     public init() {}
 }
@@ -51,6 +57,10 @@ public struct PipelineResult: Sendable {
     /// The photo's displayed size, placeholder and colour handling (nil for entries made before
     /// thumbd kept them).
     public var photo: PhotoSummary?
+    /// The origin's validators for the photo it was made from (a hit's, or the download's).
+    public var validators: CacheValidators = CacheValidators()
+    /// The URL whose download made it, now; nil for a hit or a kept original.
+    public var fetchedFrom: String?
 }
 
 extension PipelineResult {
@@ -66,6 +76,7 @@ extension PipelineResult {
     public init(_ hit: CacheHit) {
         self.init(bytes: hit.bytes, contentType: hit.contentType ?? "application/octet-stream", checksum: hit.checksum,
                   source: hit.tier == .memory ? .memory : .disk, photo: hit.metadata?.photo)
+        validators = hit.validators
     }
 }
 

@@ -15,7 +15,7 @@ public final class ThumbnailPipeline: Sendable {
     public let downloader: Downloader
     public let pool: CPUPool
     public let settings: PipelineSettings
-    private let metrics: PipelineMetrics
+    let metrics: PipelineMetrics
     private let logger: Logger
     /// One job per (URL, variant).
     private let jobs: JobTable<PipelineResult>
@@ -44,15 +44,19 @@ public final class ThumbnailPipeline: Sendable {
     /// The thumbnail for `key`: from the cache when fresh, otherwise made (or revalidated, when
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
     /// one job; a caller whose task is cancelled leaves it, and the last to leave cancels it.
-    public func thumbnail(_ key: CacheKey, spec: Variant, priority: WorkPriority) async throws -> PipelineResult {
+    /// `signed`: the URL as the request gave it, when the key leaves part of it out (`keyed`).
+    public func thumbnail(_ key: CacheKey, spec: Variant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> PipelineResult {
         let stale: CacheHit?
         if let hit = cache.get(key) {
-            guard hit.isStale else { return PipelineResult(hit) }
+            if !hit.isStale {
+                guard let signed, signed.confirmsHits else { return PipelineResult(hit) }
+                return try await confirmed(PipelineResult(hit), key: key, spec: spec, priority: priority, signed: signed)
+            }
             stale = hit
         } else {
             stale = nil
         }
-        return try await make(key, spec: spec, priority: priority, stale: stale)
+        return try await make(key, spec: spec, priority: priority, stale: stale, signed: signed)
     }
 
     /// What the cache can answer for `key` at once, with no job (the hit path, which answers on the
@@ -62,16 +66,28 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
-    public func make(_ key: CacheKey, spec: Variant, priority: WorkPriority, stale: CacheHit?) async throws -> PipelineResult {
-        try await jobs.run(key, priority: priority) { [self] job in try await run(job, spec: spec, stale: stale) }
+    public func make(_ key: CacheKey, spec: Variant, priority: WorkPriority, stale: CacheHit?, signed: SignedURL? = nil) async throws -> PipelineResult {
+        let fetch = signed?.url ?? key.url.value
+        let result: PipelineResult
+        do {
+            result = try await jobs.run(key, priority: priority) { [self] job in
+                try await run(job, spec: spec, stale: stale, fetch: fetch, servesStaleOnError: signed?.confirmsHits != true)
+            }
+        } catch let error as DownloadError where signed != nil {
+            throw Self.refusal(error)
+        }
+        // Another request's job (another signature of the object), or a kept original: this
+        // request's own URL has not been shown to the origin yet.
+        guard let signed, signed.confirmsHits, result.fetchedFrom != signed.url else { return result }
+        return try await confirmed(result, key: key, spec: spec, priority: priority, signed: signed)
     }
 
     // MARK: The work of one job
 
-    private func run(_ job: Job<PipelineResult>, spec: Variant, stale: CacheHit?) async throws -> PipelineResult {
+    private func run(_ job: Job<PipelineResult>, spec: Variant, stale: CacheHit?, fetch url: String,
+                     servesStaleOnError: Bool) async throws -> PipelineResult {
         metrics.jobsInFlight.increment()
         defer { metrics.jobsInFlight.decrement() }
-        let url = job.key.url.value
         if let stale, !stale.validators.isEmpty {
             metrics.revalidations.increment()
             do {
@@ -81,11 +97,12 @@ public final class ThumbnailPipeline: Sendable {
                     cache.refresh(job.key, validators: validators)
                     var result = PipelineResult(stale)
                     result.revalidated = true
+                    result.fetchedFrom = url
                     return result
                 case .fetched(let body):
-                    return try await process(job, spec: spec, source: body, keepOriginal: true)
+                    return try await process(job.key, priority: job.priority, spec: spec, source: body, keepOriginal: true)
                 }
-            } catch let error as DownloadError {
+            } catch let error as DownloadError where servesStaleOnError {
                 // stale-if-error: the origin is down or refuses; what we hold is better than nothing.
                 logger.warning("revalidation failed; serving the stale copy",
                                metadata: ["url": "\(url)", "code": "\(error.code.rawValue)"])
@@ -94,12 +111,14 @@ public final class ThumbnailPipeline: Sendable {
                 return result
             }
         }
-        switch try await original(for: job) {
+        switch try await original(for: job, fetch: url) {
         case .kept(let body):
-            return try await process(job, spec: spec, source: body, keepOriginal: false)
+            var result = try await process(job.key, priority: job.priority, spec: spec, source: body, keepOriginal: false)
+            result.fetchedFrom = nil
+            return result
         case .downloaded(let shared):
             do {
-                let result = try await process(job, spec: spec, source: shared.body, keepOriginal: false)
+                let result = try await process(job.key, priority: job.priority, spec: spec, source: shared.body, keepOriginal: false)
                 shared.report(decodable: true)
                 return result
             } catch let error as ImageError {
@@ -118,11 +137,10 @@ public final class ThumbnailPipeline: Sendable {
 
     /// The original for a thumbnail job: kept on disk, or downloaded once however many variants of
     /// the URL need it at the same time.
-    private func original(for job: Job<PipelineResult>) async throws -> Original {
+    private func original(for job: Job<PipelineResult>, fetch url: String) async throws -> Original {
         let originalKey = CacheKey(url: job.key.url, variant: .original)
         if let kept = keptOriginal(originalKey) { return .kept(kept) }
         let shared = try await originals.run(originalKey, priority: job.priority.current) { [self] download in
-            let url = job.key.url.value
             guard case .fetched(let body) = try await downloader.download(url, priority: download.priority) else {
                 throw DownloadError(.originStatus, "\(url) answered 304 to an unconditional request", originStatus: 304)
             }
@@ -150,12 +168,14 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
-    private func process(_ job: Job<PipelineResult>, spec: Variant, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
+    /// Makes and stores the thumbnail of `source` (downloaded, or a kept original). The result
+    /// carries the origin's validators and the URL its bytes came from.
+    func process(_ key: CacheKey, priority: PriorityCell, spec: Variant, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
         try Task.checkCancellation()
         let request = spec.request(trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
                                    decodeHeadroom: settings.decodeHeadroom)
-        let (key, cache, metrics, keepOriginals, avifSpeed) = (job.key, cache, metrics, settings.keepOriginals, settings.avifSpeed)
-        return try await pool.run(priority: job.priority) { () throws -> PipelineResult in
+        let (cache, metrics, keepOriginals, avifSpeed) = (cache, metrics, settings.keepOriginals, settings.avifSpeed)
+        return try await pool.run(priority: priority) { () throws -> PipelineResult in
             let rendered = try Thumbnailer.render(from: source.bytes, request)
             let start = ContinuousClock.now
             let encoded = try ByteCap.encode(rendered.pixels, spec.encoding(for: rendered.source, avifSpeed: avifSpeed),
@@ -176,7 +196,10 @@ public final class ThumbnailPipeline: Sendable {
                 try? disk.store(CacheKey(url: key.url, variant: .original), source.bytes, validators: source.validators,
                                 contentType: source.contentType)
             }
-            return PipelineResult(bytes: bytes, contentType: contentType, checksum: checksum, source: .miss, photo: photo)
+            var result = PipelineResult(bytes: bytes, contentType: contentType, checksum: checksum, source: .miss, photo: photo)
+            result.validators = source.validators
+            result.fetchedFrom = source.finalURL
+            return result
         }
     }
 

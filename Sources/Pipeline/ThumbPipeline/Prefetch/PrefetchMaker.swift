@@ -43,15 +43,20 @@ struct LocalPrefetchMaker: PrefetchMaker {
 
     func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome {
         let key: CacheKey
-        do { key = try CacheKey(url: url, variant: spec.cacheVariant) } catch {
+        let signed: SignedURL?
+        do {
+            let keyed = pipeline.keyed(try NormalizedURL(url))
+            (key, signed) = (CacheKey(url: keyed.key, variant: spec.cacheVariant), keyed.signed)
+        } catch {
             throw PrefetchItemError(code: "invalid_url", message: error.message)
         }
+        // A prefetch answers no one, so a cached copy needs no check of a signed URL.
         if let fresh = pipeline.cache.freshMetadata(key) {
             return .alreadyCached(placeholder: fresh.photo.map { Placeholder(url: key.url.value, photo: $0) })
         }
         while true {
             do {
-                let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch)
+                let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
                 let placeholder = result.photo.map { Placeholder(url: key.url.value, photo: $0) }
                 // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
                 return result.source == .miss ? .made(bytes: result.bytes.count, placeholder: placeholder) : .alreadyCached(placeholder: placeholder)

@@ -39,6 +39,7 @@ extension Problem {
         // The origin misbehaved or could not be reached safely: our gateway's failure, never the client's.
         case .tooManyRedirects, .originTruncated, .originUnreachable, .originTLS, .insecureRedirect, .originHeadersTooLarge: .badGateway
         case .objectNotFound: .notFound
+        case .urlRefused: .forbidden
         // thumbd's own credentials were refused: the operator's to fix, not the client's.
         case .objectAccessDenied: .badGateway
         case .originTimeout: .gatewayTimeout

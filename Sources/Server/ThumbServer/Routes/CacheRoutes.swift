@@ -87,7 +87,8 @@ struct CacheRoutes: Sendable {
         switch (query["url"], query["host"]) {
         case (let text?, nil) where !text.isEmpty:
             let url: NormalizedURL
-            do { url = try NormalizedURL(text) } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
+            // A presigned URL names its object's entries, as its key does.
+            do { url = pipeline.keyed(try NormalizedURL(text)).key } catch { throw Problem(.badRequest, code: "invalid_url", detail: error.message) }
             if let variantText = query["variant"] {
                 guard let variant = CacheVariant(variantText) else { throw Problem.badParameter("variant must look like 200/cover/jpeg/q82 or 300x400/pad/jpeg/q82/bg=ffffff (docs/variant.md)") }
                 scope = .entry(CacheKey(url: url, variant: variant))

@@ -15,14 +15,14 @@ struct PlaceholderRoute: Sendable {
         // The variant this client's thumbnail is (AVIF, WebP or JPEG for format=auto), so asking for
         // both makes one thumbnail.
         let key = parsed.key(accept: request.headers[.accept])
-        if let photo = thumbnails.pipeline.cache.freshMetadata(key)?.photo {
+        if !parsed.confirmsHits, let photo = thumbnails.pipeline.cache.freshMetadata(key)?.photo {
             return try respond(Placeholder(url: key.url.value, photo: photo), closing: false)
         }
         let placeholder: Placeholder
         let wait = await ClientWait(request, context: context)
         do {
-            let (pipeline, spec, priority) = (thumbnails.pipeline, parsed.spec(for: key), ThumbnailRoute.priority(of: request))
-            placeholder = try await wait.run { try await pipeline.placeholder(key, spec: spec, priority: priority) }
+            let (pipeline, spec, priority, signed) = (thumbnails.pipeline, parsed.spec(for: key), ThumbnailRoute.priority(of: request), parsed.signed)
+            placeholder = try await wait.run { try await pipeline.placeholder(key, spec: spec, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {

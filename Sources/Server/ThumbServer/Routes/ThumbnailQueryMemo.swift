@@ -17,10 +17,15 @@ package final class ThumbnailQueryMemo: Sendable {
         /// `format=auto` for clients that accept AVIF, and for those that accept WebP but not AVIF.
         let avifKey: CacheKey?
         let webpKey: CacheKey?
+        /// The URL as given, when the keys leave its signature out (`PipelineSettings.unkeyedQuery`).
+        let signed: SignedURL?
 
-        init(query: ThumbnailQuery, plainKey: CacheKey, avifKey: CacheKey?, webpKey: CacheKey?) {
-            (self.query, self.plainKey, self.avifKey, self.webpKey) = (query, plainKey, avifKey, webpKey)
+        init(query: ThumbnailQuery, plainKey: CacheKey, avifKey: CacheKey?, webpKey: CacheKey?, signed: SignedURL? = nil) {
+            (self.query, self.plainKey, self.avifKey, self.webpKey, self.signed) = (query, plainKey, avifKey, webpKey, signed)
         }
+
+        /// A hit for it is answered only after its origin accepts the URL: never by the fast path.
+        var confirmsHits: Bool { signed?.confirmsHits == true }
 
         var variesByAccept: Bool { webpKey != nil }
 
@@ -39,11 +44,14 @@ package final class ThumbnailQueryMemo: Sendable {
 
     private let settings: ServerSettings
     private let signer: URLSigner?
+    /// The pipeline's rule for which query parameters keys leave out.
+    private let keyed: @Sendable (NormalizedURL) -> (key: NormalizedURL, signed: SignedURL?)
     private let table = Mutex<[String: Parsed]>([:])
     static let capacity = 20_000
 
-    package init(settings: ServerSettings) {
+    package init(settings: ServerSettings, keyed: @escaping @Sendable (NormalizedURL) -> (key: NormalizedURL, signed: SignedURL?) = { ($0, nil) }) {
         self.settings = settings
+        self.keyed = keyed
         signer = settings.signingKey.map(URLSigner.init(key:))
     }
 
@@ -58,11 +66,12 @@ package final class ThumbnailQueryMemo: Sendable {
         let raw = rawQuery ?? ""
         if let known = table.withLock({ $0[raw] }) { return (known, true) }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
+        let (url, signed) = keyed(query.url)
         let negotiated = { (type: String) in
-            query.variant.format == .auto ? CacheKey(url: query.url, variant: query.variant.negotiated(accept: type).cacheVariant) : nil
+            query.variant.format == .auto ? CacheKey(url: url, variant: query.variant.negotiated(accept: type).cacheVariant) : nil
         }
-        let parsed = Parsed(query: query, plainKey: CacheKey(url: query.url, variant: query.variant.cacheVariant),
-                            avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"))
+        let parsed = Parsed(query: query, plainKey: CacheKey(url: url, variant: query.variant.cacheVariant),
+                            avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"), signed: signed)
         return (parsed, false)
     }
 

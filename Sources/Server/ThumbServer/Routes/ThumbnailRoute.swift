@@ -25,7 +25,7 @@ struct ThumbnailRoute: Sendable {
         self.pipeline = pipeline
         self.settings = settings
         self.metrics = metrics
-        queries = ThumbnailQueryMemo(settings: settings)
+        queries = ThumbnailQueryMemo(settings: settings, keyed: { [pipeline] in pipeline.keyed($0) })
         cacheControl = "public, max-age=\(settings.cacheMaxAgeSeconds)"
     }
 
@@ -36,8 +36,8 @@ struct ThumbnailRoute: Sendable {
         let wait = await ClientWait(request, context: context)
         let result: PipelineResult
         do {
-            let (pipeline, spec, priority) = (pipeline, parsed.spec(for: key), Self.priority(of: request))
-            result = try await wait.run { try await pipeline.thumbnail(key, spec: spec, priority: priority) }
+            let (pipeline, spec, priority, signed) = (pipeline, parsed.spec(for: key), Self.priority(of: request), parsed.signed)
+            result = try await wait.run { try await pipeline.thumbnail(key, spec: spec, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -72,6 +72,7 @@ struct ThumbnailRoute: Sendable {
 
     private func freshHit(_ parsed: ThumbnailQueryMemo.Parsed, accept: String?, ifNoneMatch: String?, version: HTTPVersion,
                           keepAlive: Bool) -> FastHit? {
+        guard !parsed.confirmsHits else { return nil }
         let key = parsed.key(accept: accept)
         let (second, date) = HTTPDate.current
         let hit: CacheHit
