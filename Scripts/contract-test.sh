@@ -7,7 +7,7 @@
 # Builds nothing: `make contract` builds first. Installs schemathesis with pip when it is missing.
 # Everything stays on this machine: the daemon listens on 127.0.0.1, its only origin is a Python
 # http.server on 127.0.0.1 (download.allow_hosts names it alone, so a URL the tester makes up for
-# any other host is refused before it is even resolved), and the cache lives in a temporary
+# any other host is refused before it is even resolved; s3:// URLs go to a dead loopback port), and the cache lives in a temporary
 # directory removed at the end.
 #
 # Tunables (environment): CONTRACT_EXAMPLES (examples per operation, at least 50 by default),
@@ -90,7 +90,11 @@ wait_for "http://127.0.0.1:$origin_port/photo.png" "the origin" 20
 # the admin routes are exercised, not only refused) and no access log on the terminal.
 token="contract-$(date +%s)-$$"
 port=$(free_port)
-THUMBD_ALLOW_NETWORKS=127.0.0.1/32 THUMBD_ALLOW_HOSTS=127.0.0.1 THUMBD_ADMIN_TOKEN="$token" \
+# s3:// URLs go to the object store's endpoint, which the allow-lists do not cover: a dead port on
+# loopback, with the AWS variables of whoever runs this left out, so none reaches AWS.
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u AWS_ENDPOINT_URL -u AWS_PROFILE \
+  AWS_ENDPOINT_URL_S3=http://127.0.0.1:9 \
+  THUMBD_ALLOW_NETWORKS=127.0.0.1/32 THUMBD_ALLOW_HOSTS=127.0.0.1 THUMBD_ADMIN_TOKEN="$token" \
   THUMBD_SERVER_ACCESS_LOG=false THUMBD_SERVER_DRAIN_GRACE=0 \
   "$binary" serve --listen "127.0.0.1:$port" --cache-dir "$work/cache" >"$work/thumbd.log" 2>&1 &
 daemon_pid=$!
