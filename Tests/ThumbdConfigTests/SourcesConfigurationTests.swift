@@ -2,6 +2,7 @@ import Foundation
 import ObjectStorage
 import Testing
 import ThumbdConfig
+import ThumbPipeline
 
 /// `sources.s3`: its keys (file or THUMBD_SOURCES_S3_*), the AWS_* variables for what they leave
 /// unset, and per-bucket differences from the file.
@@ -47,7 +48,18 @@ struct SourcesConfigurationTests {
         #expect(overridden.region == "ap-east-1")
     }
 
+    @Test func theSharedTierIsRead() async throws {
+        #expect(try await load(nil).daemon.pipeline.shared == nil)
+        let shared = try #require(try await load("cache:\n  shared: s3://thumbd-results/fleet/eu/\n  shared_timeout: 0.5\n").daemon.pipeline.shared)
+        #expect(shared.bucket == "thumbd-results" && shared.prefix == "fleet/eu" && shared.readTimeout == .milliseconds(500))
+        let bare = try #require(try await load(nil, ["THUMBD_CACHE_SHARED": "s3://results"]).daemon.pipeline.shared)
+        #expect(bare.bucket == "results" && bare.prefix == "")
+    }
+
     @Test("mistakes name their key", arguments: [
+        ("cache:\n  shared: https://bucket/x\n", "cache.shared"),
+        ("cache:\n  shared: s3://Bad_Bucket/x\n", "cache.shared"),
+        ("cache:\n  shared: s3://bucket/a?b\n", "cache.shared"),
         ("sources:\n  s3:\n    endpoint: ftp://x\n", "sources.s3.endpoint"),
         ("sources:\n  s3:\n    access_key_id: A\n", "sources.s3.access_key_id and sources.s3.secret_access_key"),
         ("sources:\n  s3:\n    buckets:\n      Bad_Name: { region: x }\n", "sources.s3.buckets.Bad_Name"),

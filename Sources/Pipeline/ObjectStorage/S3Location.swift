@@ -32,7 +32,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// S3's rules for a bucket name (3 to 63 lower-case letters, digits, dots and hyphens, starting
     /// and ending with a letter or digit). Checked before the name goes into a host name or a path.
-    static func check(bucket: String) throws(S3LocationError) {
+    public static func check(bucket: String) throws(S3LocationError) {
         let bytes = Array(bucket.utf8)
         func isAlphanumeric(_ b: UInt8) -> Bool { (0x61...0x7A).contains(b) || (0x30...0x39).contains(b) }
         guard (3...63).contains(bytes.count), bytes.allSatisfy({ isAlphanumeric($0) || $0 == 0x2E || $0 == 0x2D }),
@@ -47,6 +47,6 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
 public struct S3LocationError: Error, Sendable, CustomStringConvertible {
     public let message: String
-    init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

@@ -55,6 +55,7 @@ public final class PipelineMetrics: Sendable {
     let confirmations: Counter
     let confirmationsChanged: Counter
     let confirmationsRefused: Counter
+    let shared: SharedTierMetrics
 
     public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         coalescedWaiters = Counter(label: "thumbd_coalesced_waiters_total", factory: factory)
@@ -77,6 +78,7 @@ public final class PipelineMetrics: Sendable {
         confirmations = Counter(label: "thumbd_signed_url_checks_total", factory: factory)
         confirmationsChanged = Counter(label: "thumbd_signed_url_checks_changed_total", factory: factory)
         confirmationsRefused = Counter(label: "thumbd_signed_url_checks_refused_total", factory: factory)
+        shared = SharedTierMetrics(factory: factory)
     }
 
     func recordColor(_ outcome: ColorOutcome, took time: Duration) {

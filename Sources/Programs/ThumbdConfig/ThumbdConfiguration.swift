@@ -209,6 +209,12 @@ public struct ThumbdConfiguration: Sendable {
                                                    range: 0...16_777_216) << 20
         d.diskLimits.ttl = try s.seconds("cache.ttl", default: DiskCacheLimits.defaultTTL.secondsValue, range: 1...315_360_000)
         d.diskLimits.fsync = try s.choice("cache.fsync", default: d.diskLimits.fsync, FsyncPolicy.self)
+        if let text = s.string("cache.shared") {
+            do { d.pipeline.shared = try SharedTierSettings(text) } catch {
+                throw s.invalid("cache.shared", text, "s3://BUCKET[/PREFIX] (\(error.message))")
+            }
+            d.pipeline.shared?.readTimeout = try s.seconds("cache.shared_timeout", default: 2, range: 0.05...60)
+        }
         daemon = d
     }
 

@@ -167,7 +167,7 @@ public final class Daemon: Sendable {
         router.get("/v1/placeholder") { request, context in try await placeholders.handle(request, context: context) }
         router.get("/v1/cache/stats") { _, _ in try await cacheRoutes.stats() }
         router.get("/v1/cache/entries") { request, _ in try await cacheRoutes.entries(request) }
-        router.delete("/v1/cache/entries") { request, _ in try cacheRoutes.evict(request) }
+        router.delete("/v1/cache/entries") { request, _ in try await cacheRoutes.evict(request) }
         let prefetch = PrefetchRoutes(prefetcher: prefetcher, settings: settings.server, admin: AdminGuard(token: settings.server.adminToken))
         router.post("/v1/prefetch") { request, _ in try await prefetch.submit(request) }
         router.get("/v1/prefetch") { _, _ in try prefetch.list() }

@@ -27,6 +27,8 @@ public struct PipelineSettings: Sendable {
     /// A hit for a URL whose key left a parameter out is answered only after the origin accepts
     /// that very URL (`sources.confirm_unkeyed_hits`): a conditional GET, 304 without a body.
     public var confirmUnkeyedHits: Bool = true
+    /// The fleet's shared result tier (`cache.shared`); nil: none.
+    public var shared: SharedTierSettings?
 
     public init() {}
 }
@@ -43,6 +45,8 @@ public struct PipelineResult: Sendable {
         case memory, disk
         /// Made now: downloaded (or taken from a kept original), decoded, resized, encoded.
         case miss
+        /// Made by another node (or before a restart), read from the shared tier (`cache.shared`).
+        case shared
     }
 
     public var bytes: [UInt8]

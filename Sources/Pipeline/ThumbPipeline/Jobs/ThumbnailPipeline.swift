@@ -15,6 +15,8 @@ public final class ThumbnailPipeline: Sendable {
     public let downloader: Downloader
     public let pool: CPUPool
     public let settings: PipelineSettings
+    /// The fleet's shared result tier, when `cache.shared` is set.
+    public let shared: SharedTier?
     let metrics: PipelineMetrics
     private let logger: Logger
     /// One job per (URL, variant).
@@ -32,6 +34,10 @@ public final class ThumbnailPipeline: Sendable {
         self.pool = pool ?? CPUPool(threads: settings.workerThreads > 0 ? settings.workerThreads : CPUPool.defaultThreads,
                                     depth: metrics.queueDepth)
         self.logger = logger
+        shared = settings.shared.map {
+            SharedTier(settings: $0, s3: downloader.settings.s3, client: downloader.client, maxBytes: downloader.settings.maxBytes,
+                       metrics: metrics.shared, logger: logger)
+        }
         jobs = JobTable(limit: settings.maxJobs, events: .init(started: { metrics.jobsStarted.increment() },
                                                               joined: { metrics.coalescedWaiters.increment() },
                                                               abandoned: { metrics.cancellations.increment() }))
@@ -111,6 +117,14 @@ public final class ThumbnailPipeline: Sendable {
                 return result
             }
         }
+        // A plain miss: another node may have made it.
+        if stale == nil, let shared, let found = await shared.read(job.key) {
+            let checksum = cache.set(job.key, found.bytes, validators: found.validators, contentType: found.contentType, photo: found.photo)
+            var result = PipelineResult(bytes: found.bytes, contentType: found.contentType ?? "application/octet-stream", checksum: checksum,
+                                        source: .shared, photo: found.photo)
+            result.validators = found.validators
+            return result
+        }
         switch try await original(for: job, fetch: url) {
         case .kept(let body):
             var result = try await process(job.key, priority: job.priority, spec: spec, source: body, keepOriginal: false)
@@ -174,7 +188,7 @@ public final class ThumbnailPipeline: Sendable {
         try Task.checkCancellation()
         let request = spec.request(trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
                                    decodeHeadroom: settings.decodeHeadroom)
-        let (cache, metrics, keepOriginals, avifSpeed) = (cache, metrics, settings.keepOriginals, settings.avifSpeed)
+        let (cache, metrics, keepOriginals, avifSpeed, shared) = (cache, metrics, settings.keepOriginals, settings.avifSpeed, shared)
         return try await pool.run(priority: priority) { () throws -> PipelineResult in
             let rendered = try Thumbnailer.render(from: source.bytes, request)
             let start = ContinuousClock.now
@@ -191,6 +205,7 @@ public final class ThumbnailPipeline: Sendable {
             // Stored before anyone is answered: a request that arrives after the answer hits the cache.
             let photo = PhotoSummary(rendered.photo, color: rendered.color)
             let checksum = cache.set(key, bytes, validators: source.validators, contentType: contentType, photo: photo)
+            shared?.write(key, bytes: bytes, contentType: contentType, validators: source.validators, photo: photo)
             if keepOriginal, keepOriginals, let disk = cache.disk {
                 // A revalidation that brought a changed original: it replaces the kept one.
                 try? disk.store(CacheKey(url: key.url, variant: .original), source.bytes, validators: source.validators,

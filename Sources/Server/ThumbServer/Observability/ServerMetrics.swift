@@ -26,7 +26,7 @@ public final class ServerMetrics: Sendable {
         factory.defaultDurationHistogramBuckets = Self.buckets
         self.factory = factory
         var served: [PipelineResult.Source: Counter] = [:]
-        for source in [PipelineResult.Source.memory, .disk, .miss] {
+        for source in [PipelineResult.Source.memory, .disk, .miss, .shared] {
             served[source] = registry.makeCounter(descriptor: metric("thumbnail_responses", unit: "total", help: "Thumbnails answered, by the tier that had them (miss: made now)"),
                                                   labels: [("cache", source.rawValue)])
         }

@@ -79,7 +79,7 @@ struct CacheRoutes: Sendable {
         return true
     }
 
-    func evict(_ request: Request) throws -> Response {
+    func evict(_ request: Request) async throws -> Response {
         try admin.check(request)
         let query = QueryParameters(request.uri.query)
         try query.refuseOthers(than: ["url", "variant", "host"])
@@ -112,6 +112,19 @@ struct CacheRoutes: Sendable {
             body["variant"] = AnyEncodable(key.variant.description)
         case .url(let url): body["url"] = AnyEncodable(url.value)
         case .host(let host): body["host"] = AnyEncodable(host)
+        }
+        // The shared tier's objects of the URL go too, so the next request on any node makes it
+        // anew. Its objects are not grouped by host: a host's eviction stays local.
+        if let shared = pipeline.shared {
+            do {
+                switch scope {
+                case .entry(let key): body["shared_removed"] = AnyEncodable(try await shared.evict(key))
+                case .url(let url): body["shared_removed"] = AnyEncodable(try await shared.evict(url))
+                case .host: break
+                }
+            } catch {
+                body["shared_error"] = AnyEncodable("the shared tier could not be reached: \(error)")
+            }
         }
         return try JSONResponse.make(body)
     }

@@ -1,0 +1,72 @@
+import Foundation
+import NIOHTTP1
+import ObjectStorage
+import TestOrigin
+import Testing
+import TestSupport
+import ThumbPipeline
+
+/// `cache.shared`: nodes that never made a thumbnail read it from the shared tier (a real S3
+/// server, SeaweedFS) instead of downloading the original again; an eviction reaches the tier; a
+/// tier that is down costs no failed request.
+@Suite(.serialized, .enabled(if: S3TestServer.ready, "\(S3TestServer.missing)"))
+struct SharedTierTests {
+    static let token = "shared-tier-admin"
+
+    static func node(_ server: S3TestServer) async throws -> TestDaemon {
+        try await TestDaemon.start { settings in
+            settings.download.s3.endpoint = try! S3Endpoint(server.endpoint)
+            settings.download.s3.credentials = S3Credentials(accessKeyID: S3TestServer.accessKey, secretAccessKey: S3TestServer.secretKey)
+            settings.pipeline.shared = try! SharedTierSettings("s3://thumbd-results/fleet/")
+            settings.server.adminToken = Self.token
+        }
+    }
+
+    @Test("A second node answers from the shared tier with no download; eviction reaches it; a dead tier fails nothing")
+    func sharedTier() async throws {
+        let server = try S3TestServer.start()
+        defer { server.stop() }
+        try server.makeBucket("thumbd-results")
+        let origin = try await TestOrigin.start(routes: ["/p/1.jpg": .image(Images.jpeg)])
+        let url = origin.url("/p/1.jpg")
+
+        let first = try await Self.node(server)
+        let made = try await first.get(first.thumbnailPath(url, "size=90"))
+        #expect(made.status == 200 && made.header("x-cache") == "miss")
+        await first.daemon.pipeline.shared?.waitForWrites()
+        #expect(try await first.metrics()["thumbd_shared_writes_total"] == 1)
+        #expect(origin.requestCount("/p/1.jpg") == 1)
+
+        let second = try await Self.node(server)
+        let fromTier = try await second.get(second.thumbnailPath(url, "size=90"))
+        #expect(fromTier.status == 200)
+        #expect(fromTier.header("x-cache") == "shared")
+        #expect(fromTier.body == made.body)
+        #expect(fromTier.header("etag") == made.header("etag"))
+        #expect(origin.requestCount("/p/1.jpg") == 1, "the second node downloaded the original again")
+        #expect(try await second.get(second.thumbnailPath(url, "size=90")).header("x-cache") == "memory")
+        // Its placeholder came along (the photo's facts travel with the object).
+        let placeholder = try await second.get("/v1/placeholder?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&size=90")
+        #expect(placeholder.status == 200 && String(decoding: placeholder.body, as: UTF8.self).contains("thumbhash"))
+        #expect(origin.requestCount("/p/1.jpg") == 1)
+
+        let evicted = try await second.get("/v1/cache/entries?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                                           headers: [("Authorization", "Bearer \(Self.token)")], method: .DELETE)
+        #expect(evicted.status == 200)
+        #expect(String(decoding: evicted.body, as: UTF8.self).contains("\"shared_removed\":1"), "\(String(decoding: evicted.body, as: UTF8.self))")
+        let third = try await Self.node(server)
+        #expect(try await third.get(third.thumbnailPath(url, "size=90")).header("x-cache") == "miss")
+        #expect(origin.requestCount("/p/1.jpg") == 2)
+
+        server.kill()
+        let fourth = try await Self.node(server)
+        let withoutTier = try await fourth.get(fourth.thumbnailPath(url, "size=90"))
+        #expect(withoutTier.status == 200 && withoutTier.header("x-cache") == "miss")
+        await fourth.daemon.pipeline.shared?.waitForWrites()
+        let metrics = try await fourth.metrics()
+        #expect(metrics["thumbd_shared_errors_total{op=\"read\"}"] == 1)
+        #expect(metrics["thumbd_shared_errors_total{op=\"write\"}"] == 1)
+        for node in [first, second, third, fourth] { try await node.stop() }
+        try await origin.shutdown()
+    }
+}
