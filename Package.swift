@@ -197,7 +197,7 @@ let package = Package(
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ThumbCache",
                 "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
-                "ConsoleText", "InputFiles", "ExitStatus",
+                "ConsoleText", "InputFiles", "ExitStatus", "ObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import NIOHTTP1
 import ObjectStorage
@@ -57,16 +58,30 @@ struct SharedTierTests {
         let third = try await Self.node(server)
         #expect(try await third.get(third.thumbnailPath(url, "size=90")).header("x-cache") == "miss")
         #expect(origin.requestCount("/p/1.jpg") == 2)
+        await third.daemon.pipeline.shared?.waitForWrites()
+        try await third.stop()
+        // `thumbd cache evict` on a stopped node's directory reaches the tier as well.
+        let cli = try ChildProcess.run("/usr/bin/env", [
+            "THUMBD_CACHE_SHARED=s3://thumbd-results/fleet/", "AWS_ENDPOINT_URL_S3=\(server.endpoint)",
+            "AWS_ACCESS_KEY_ID=\(S3TestServer.accessKey)", "AWS_SECRET_ACCESS_KEY=\(S3TestServer.secretKey)",
+            TestPaths.builtProduct("thumbd"), "cache", "evict", url, "--cache-dir", try #require(third.cacheDirectory).path,
+        ], timeoutSeconds: 60)
+        #expect(cli.status == 0 && cli.stdoutText.contains("removed 1 object from the shared tier"),
+                "\(cli.stdoutText)\(String(decoding: cli.stderr, as: UTF8.self))")
+        let fifth = try await Self.node(server)
+        #expect(try await fifth.get(fifth.thumbnailPath(url, "size=90")).header("x-cache") == "miss")
+        #expect(origin.requestCount("/p/1.jpg") == 3)
 
         server.kill()
         let fourth = try await Self.node(server)
         let withoutTier = try await fourth.get(fourth.thumbnailPath(url, "size=90"))
         #expect(withoutTier.status == 200 && withoutTier.header("x-cache") == "miss")
+        #expect(origin.requestCount("/p/1.jpg") == 4)
         await fourth.daemon.pipeline.shared?.waitForWrites()
         let metrics = try await fourth.metrics()
         #expect(metrics["thumbd_shared_errors_total{op=\"read\"}"] == 1)
         #expect(metrics["thumbd_shared_errors_total{op=\"write\"}"] == 1)
-        for node in [first, second, third, fourth] { try await node.stop() }
+        for node in [first, second, fifth, fourth] { try await node.stop() }
         try await origin.shutdown()
     }
 }

@@ -25,6 +25,7 @@ import ThumbCache
         #expect(result.repairAfterCrashSeconds > 0 && result.repairAfterMachineCrashSeconds > 0)
         #expect(result.evictionsPerInsert >= 0.5, "every insert into the full cache evicts")
         #expect(result.lookupP99Microseconds >= result.lookupP50Microseconds)
+        #expect(result.indexLookupP50Microseconds > 0 && result.indexLookupP99Microseconds >= result.indexLookupP50Microseconds)
         #expect(result.fillWrittenBytes >= 2 << 20)
         #expect(result.fillTargetMet, "\(result.fillMaxObservedBytes) bytes on disk over a limit of \(result.fillLimitBytes)")
     }

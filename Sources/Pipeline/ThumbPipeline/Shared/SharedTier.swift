@@ -34,6 +34,8 @@ public final class SharedTier: Sendable {
     public let settings: SharedTierSettings
     private let target: S3Target
     private let client: HTTPClient
+    /// A command's own client (`standalone`), closed by `shutdown()`; a daemon's is its downloader's.
+    private let ownsClient: Bool
     private let maxBytes: Int
     private let metrics: SharedTierMetrics
     private let logger: Logger
@@ -42,13 +44,26 @@ public final class SharedTier: Sendable {
 
     static let factsHeader = "x-amz-meta-thumbd"
 
-    init(settings: SharedTierSettings, s3: S3Settings, client: HTTPClient, maxBytes: Int, metrics: SharedTierMetrics, logger: Logger) {
+    init(settings: SharedTierSettings, s3: S3Settings, client: HTTPClient, ownsClient: Bool = false, maxBytes: Int,
+         metrics: SharedTierMetrics, logger: Logger) {
         self.settings = settings
         target = s3.target(for: settings.bucket)
         self.client = client
+        self.ownsClient = ownsClient
         self.maxBytes = maxBytes
         self.metrics = metrics
         self.logger = logger
+    }
+
+    /// The tier for a command that is not a daemon (`thumbd cache evict`), with connections of its
+    /// own: call `shutdown()` when done.
+    public static func standalone(_ settings: SharedTierSettings, s3: S3Settings) -> SharedTier {
+        SharedTier(settings: settings, s3: s3, client: HTTPClient(eventLoopGroupProvider: .singleton), ownsClient: true,
+                   maxBytes: DownloadSettings().maxBytes, metrics: SharedTierMetrics(), logger: Logger(label: "thumbd.shared"))
+    }
+
+    public func shutdown() async {
+        if ownsClient { try? await client.shutdown() }
     }
 
     func folder(_ url: NormalizedURL) -> String {
@@ -145,7 +160,8 @@ public final class SharedTier: Sendable {
         return keys.count
     }
 
-    /// Removes one thumbnail from the tier; 1 when it was there to remove (S3 does not say: 1).
+    /// Removes one thumbnail from the tier. S3's DELETE does not say whether the object was there:
+    /// counted as 1.
     public func evict(_ key: CacheKey) async throws -> Int {
         try await delete(objectKey(key))
         metrics.evictions.increment()

@@ -3,6 +3,7 @@ import ConsoleText
 import Foundation
 import ThumbCache
 import ThumbFleet
+import ThumbPipeline
 
 struct CacheEvictCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +14,9 @@ struct CacheEvictCommand: AsyncParsableCommand {
             With --nodes (or the fleet.nodes setting): sent to every node's API with the admin token,
             so copies a failover left on other nodes go too; a node that does not answer is reported
             and the others are still evicted (exit status 1).
+
+            With cache.shared, a URL's thumbnails are removed from the shared tier too (a host's are
+            not: the tier does not group them by host). A presigned URL names its object's entries.
 
               thumbd cache evict https://img.example/p/1.jpg
               thumbd cache evict --host img.example --nodes http://10.0.0.1:8080,http://10.0.0.2:8080
@@ -41,7 +45,11 @@ struct CacheEvictCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         try await options.loadConfiguration()
-        let scope: CacheScope = try url.map { .url(try normalizedURL($0)) } ?? .host(host!.lowercased())
+        let pipeline = options.configuredPipeline
+        let scope: CacheScope = try url.map { text in
+            let url = try normalizedURL(text)
+            return .url(pipeline.unkeyedQuery.keyed(url) ?? url)
+        } ?? .host(host!.lowercased())
         if let nodes = try fleet.nodeList(options) {
             let token = self.token ?? options.configuredToken
             let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes, settings: options.configuredFleet) {
@@ -66,6 +74,18 @@ struct CacheEvictCommand: AsyncParsableCommand {
                 try options.printJSON(report)
             } else {
                 print(removed == 0 ? "nothing was cached for \(scope)" : "evicted \(removed) entr\(removed == 1 ? "y" : "ies") of \(scope)")
+            }
+        }
+        if case .url(let url) = scope, let settings = pipeline.shared {
+            let shared = SharedTier.standalone(settings, s3: options.configuredS3)
+            do {
+                let removed = try await shared.evict(url)
+                await shared.shutdown()
+                if !options.json { print("removed \(removed) object\(removed == 1 ? "" : "s") from the shared tier \(settings.description)") }
+            } catch {
+                await shared.shutdown()
+                FileHandle.standardError.write(Data("error: the shared tier \(settings.description) could not be reached: \(error)\n".utf8))
+                throw ExitCode.failure
             }
         }
     }

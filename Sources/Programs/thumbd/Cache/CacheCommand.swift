@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import ThumbCache
 import ThumbFleet
+import ThumbPipeline
+import ObjectStorage
 import ThumbdConfig
 
 /// `thumbd cache …`: look into the thumbnail cache, and change it when no daemon owns it.
@@ -43,6 +45,9 @@ struct CacheOptions: ParsableArguments {
     /// The `fleet.*` settings and `server.admin_token`, for the commands that go to every node of a fleet.
     var configuredFleet = FleetSettings()
     var configuredToken: String?
+    /// Which query parameters keys leave out, and the fleet's shared tier with its store's settings.
+    var configuredPipeline = PipelineSettings()
+    var configuredS3 = S3Settings()
 
     enum CodingKeys: String, CodingKey {
         case cacheDirectory, config, json
@@ -60,6 +65,8 @@ struct CacheOptions: ParsableArguments {
             configured = loaded.cacheLocation
             configuredFleet = loaded.daemon.fleet
             configuredToken = loaded.daemon.server.adminToken
+            configuredPipeline = loaded.daemon.pipeline
+            configuredS3 = loaded.daemon.download.s3
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode.failure
