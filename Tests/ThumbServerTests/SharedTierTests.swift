@@ -84,4 +84,26 @@ struct SharedTierTests {
         for node in [first, second, fifth, fourth] { try await node.stop() }
         try await origin.shutdown()
     }
+
+    @Test("A shared tier that hangs costs a request its read timeout, never a failure")
+    func hangingTier() async throws {
+        let silent = try SilentPort()
+        let origin = try await TestOrigin.start(routes: ["/p/2.jpg": .image(Images.jpeg)])
+        let node = try await TestDaemon.start { settings in
+            settings.download.s3.endpoint = try! S3Endpoint("http://127.0.0.1:\(silent.port)")
+            settings.download.s3.credentials = S3Credentials(accessKeyID: "AKID", secretAccessKey: "SECRET")
+            settings.pipeline.shared = try! SharedTierSettings("s3://thumbd-results/fleet")
+            settings.pipeline.shared?.readTimeout = .milliseconds(400)
+        }
+        let started = ContinuousClock.now
+        let answer = try await node.get(node.thumbnailPath(origin.url("/p/2.jpg"), "size=80"))
+        let took = ContinuousClock.now - started
+        #expect(answer.status == 200 && answer.header("x-cache") == "miss")
+        #expect(took >= .milliseconds(400), "the read was given up before its timeout: \(took)")
+        #expect(took < .seconds(10), "the hanging tier held the answer: \(took)")
+        #expect(try await node.metrics()["thumbd_shared_errors_total{op=\"read\"}"] == 1)
+        try await node.stop()
+        try await origin.shutdown()
+        withExtendedLifetime(silent) {}
+    }
 }

@@ -164,3 +164,21 @@ public final class RefusingPort: Sendable {
 
     deinit { close(descriptor) }
 }
+
+/// A port on 127.0.0.1 that takes connections and never answers, for as long as this lives:
+/// listened on and never accepted from, so the kernel completes each handshake and nothing more
+/// (a server that hangs).
+public final class SilentPort: Sendable {
+    public let port: Int
+    private let descriptor: Int32
+
+    public init() throws {
+        (descriptor, port) = try BackgroundProcess.boundSocket()
+        guard listen(descriptor, 64) == 0 else {
+            close(descriptor)
+            throw ChildProcessError(description: "listen failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(descriptor) }
+}
