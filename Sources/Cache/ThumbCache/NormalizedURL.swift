@@ -14,9 +14,6 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
     /// so the unsigned URL of a private object can never name the entry its signed URLs made.
     public static let signedMarker = "#signed"
 
-    /// Whether this key's URL came from a signed URL (`signedMarker`).
-    public var isSigned: Bool { value.hasSuffix(Self.signedMarker) }
-
     /// A URL as a client or a setting gives it: any fragment is dropped.
     public init(_ text: String) throws(CacheKeyError) {
         try self.init(text, keepingSignedMarker: false)

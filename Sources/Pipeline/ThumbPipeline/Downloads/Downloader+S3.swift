@@ -38,9 +38,11 @@ extension Downloader {
         case 304 where validators != nil:
             return .notModified(Self.validators(response.headers) ?? validators ?? CacheValidators())
         default:
+            // An error document is small; past its limit the rest is not read (the connection closes).
             var errorBytes: [UInt8] = []
-            for try await chunk in response.body where errorBytes.count < S3ErrorBody.maxBytes {
+            for try await chunk in response.body {
                 errorBytes.append(contentsOf: chunk.readableBytesView.prefix(S3ErrorBody.maxBytes - errorBytes.count))
+                if errorBytes.count >= S3ErrorBody.maxBytes { break }
             }
             throw Self.objectError(S3ErrorBody(errorBytes), status: status, name: name, target: target)
         }

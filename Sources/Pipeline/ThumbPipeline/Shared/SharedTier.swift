@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import Logging
 import Metrics
@@ -67,7 +66,7 @@ public final class SharedTier: Sendable {
     }
 
     func folder(_ url: NormalizedURL) -> String {
-        let hash = Data(SHA256.hash(data: Data(url.value.utf8))).map { String(format: "%02x", $0) }.joined()
+        let hash = Hash256.of(Array(url.value.utf8)).hex
         return (settings.prefix.isEmpty ? "" : settings.prefix + "/") + hash + "/"
     }
 
@@ -123,7 +122,7 @@ public final class SharedTier: Sendable {
     private func put(_ objectKey: String, bytes: [UInt8], contentType: String?, facts: SharedEntryFacts) async {
         var signed: [(String, String)] = [(Self.factsHeader, Self.encodeFacts(facts))]
         if let contentType { signed.append(("content-type", contentType)) }
-        let payloadHash = Data(SHA256.hash(data: bytes)).map { String(format: "%02x", $0) }.joined()
+        let payloadHash = Hash256.of(bytes).hex
         let request = target.request("PUT", key: objectKey, extraSignedHeaders: signed, payloadHash: payloadHash)
         var http = Self.httpRequest(request)
         http.method = .PUT
