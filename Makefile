@@ -169,9 +169,10 @@ bench-serve: bench-deps release
 	.build/release/thumbd-bench serve --corpus $(CORPORA)/photos $(BENCH_SERVE_ARGS)
 
 # Three nodes behind nginx with the shipped config/nginx/thumbd.conf: hits/s with and without the
-# edge cache against static nginx, a node's kill -9 under load, duplication, restart.
+# edge cache against static nginx, a node's kill -9 under load, duplication, restart; then three nodes with
+# a shared tier on SeaweedFS: kill -9, an empty replacement and a fourth node, no original downloaded again.
 # BENCH_FLEET_ARGS="--duration 3" for a quicker run.
-bench-fleet: bench-deps release
+bench-fleet: bench-deps s3-deps release
 	.build/release/thumbd-bench fleet --corpus $(CORPORA)/photos $(BENCH_FLEET_ARGS)
 
 # Prefetch jobs: 500 thumbnails behind 50 ms of origin latency against the bound, and DELETE to the

@@ -108,6 +108,13 @@ public final class S3TestServer: Sendable {
         try checked(["presign", bucket, key, String(seconds)]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Objects under `prefix` in `bucket`, as botocore lists them.
+    public func count(bucket: String, prefix: String) throws -> Int {
+        let text = try checked(["count", bucket, prefix]).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let count = Int(text) else { throw S3TestServerError("s3_reference.py count printed '\(text)'") }
+        return count
+    }
+
     @discardableResult
     private func checked(_ arguments: [String]) throws -> String {
         let run = try reference(arguments, timeout: 60)

@@ -14,14 +14,23 @@ import ThumbVariant
 
 /// Three `thumbd serve` processes, each with its own cache directory, behind nginx running the
 /// shipped config/nginx/thumbd.conf, and a loopback origin: the fleet an operator builds from the
-/// README, on 127.0.0.1. Nodes can be killed, stopped and started again on their old directories.
+/// README, on 127.0.0.1. Nodes can be killed, stopped and started again on their old directories
+/// or on empty ones, and spare nodes added (nginx reloaded).
 final class FleetHarness: Sendable {
     static let adminToken = "fleet-test-token"
 
     let origin: TestOrigin
     let directory: URL
+    /// Every node's port, the spare nodes' last.
     let nodePorts: [Int]
     let nginxPort: Int
+    /// Settings every node gets beyond the harness's own.
+    let extraEnvironment: [String: String]
+    /// Nodes nginx sends requests to: the first `activeNodes` of `nodePorts`.
+    private let activeNodes: Mutex<Int>
+    /// Each node's cache directory, by name under `directory`.
+    private let cacheFolders: Mutex<[String]>
+    private let edgeCache: Bool
     private let nodes: Mutex<[BackgroundProcess?]>
     private let nginx: Mutex<BackgroundProcess?>
     private let starts = Atomic<Int>(0)
@@ -31,22 +40,28 @@ final class FleetHarness: Sendable {
     static let nginxExecutable: String? = BackgroundProcess.which("nginx")
     static let nginxMissing = "nginx is not installed (make test installs it): the fleet tests are SKIPPED"
 
-    init(origin: TestOrigin, nodeCount: Int = 3, edgeCache: Bool = false) async throws {
+    init(origin: TestOrigin, nodeCount: Int = 3, spareNodes: Int = 0, edgeCache: Bool = false,
+         extraEnvironment: [String: String] = [:]) async throws {
         guard let executable = Self.nginxExecutable else { throw TestFailure(Self.nginxMissing) }
         self.origin = origin
+        self.extraEnvironment = extraEnvironment
+        self.edgeCache = edgeCache
         directory = try TestDaemon.temporaryDirectory()
-        nodePorts = try (0..<nodeCount).map { _ in try BackgroundProcess.freePort() }
+        nodePorts = try (0..<(nodeCount + spareNodes)).map { _ in try BackgroundProcess.freePort() }
         nginxPort = try BackgroundProcess.freePort()
-        nodes = Mutex(Array(repeating: nil, count: nodeCount))
+        activeNodes = Mutex(nodeCount)
+        cacheFolders = Mutex((0..<(nodeCount + spareNodes)).map { "node-\($0)" })
+        nodes = Mutex(Array(repeating: nil, count: nodeCount + spareNodes))
         nginx = Mutex(nil)
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 
-        var config = FleetNginxConfig(listenPort: nginxPort, nodePorts: nodePorts, directory: directory.appendingPathComponent("nginx"))
-        config.edgeCache = edgeCache
-        let file = try config.write()
-        let process = try BackgroundProcess(name: "nginx", program: executable, arguments: config.arguments(configuration: file),
+        let file = try Self.writeNginxConfig(listenPort: nginxPort, nodePorts: Array(nodePorts.prefix(nodeCount)),
+                                             directory: directory.appendingPathComponent("nginx"), edgeCache: edgeCache)
+        let arguments = FleetNginxConfig(listenPort: nginxPort, nodePorts: [], directory: directory.appendingPathComponent("nginx"))
+            .arguments(configuration: file)
+        let process = try BackgroundProcess(name: "nginx", program: executable, arguments: arguments,
                                             environment: ProcessInfo.processInfo.environment,
                                             stdoutPath: directory.appendingPathComponent("nginx/stdout.log").path)
         nginx.withLock { $0 = process }
@@ -55,18 +70,30 @@ final class FleetHarness: Sendable {
         try await waitForNginx()
     }
 
-    /// `thumbd serve` for node `index` on its port and its own cache directory (kept across restarts).
-    func start(_ index: Int) throws {
+    private static func writeNginxConfig(listenPort: Int, nodePorts: [Int], directory: URL, edgeCache: Bool) throws -> String {
+        var config = FleetNginxConfig(listenPort: listenPort, nodePorts: nodePorts, directory: directory)
+        config.edgeCache = edgeCache
+        return try config.write()
+    }
+
+    /// `thumbd serve` for node `index` on its port and its own cache directory (kept across
+    /// restarts unless `emptyDirectory`: a new node in the old one's place).
+    func start(_ index: Int, emptyDirectory: Bool = false) throws {
         let run = starts.wrappingAdd(1, ordering: .relaxed).newValue
+        let folder = cacheFolders.withLock { folders in
+            if emptyDirectory { folders[index] = "node-\(index)-run-\(run)" }
+            return folders[index]
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["THUMBD_LISTEN"] = "127.0.0.1:\(nodePorts[index])"
-        environment["THUMBD_CACHE_DIR"] = directory.appendingPathComponent("node-\(index)").path
+        environment["THUMBD_CACHE_DIR"] = directory.appendingPathComponent(folder).path
         environment["THUMBD_ALLOW_NETWORKS"] = "127.0.0.1/32"
         environment["THUMBD_ADMIN_TOKEN"] = Self.adminToken
         environment["THUMBD_FLEET_ENTRY"] = "http://127.0.0.1:\(nginxPort)"
         environment["THUMBD_SERVER_ACCESS_LOG"] = "false"
         environment["THUMBD_SERVER_DRAIN_GRACE"] = "1"
         environment["THUMBD_PIPELINE_WORKER_THREADS"] = "1"
+        environment.merge(extraEnvironment) { $1 }
         let process = try BackgroundProcess(name: "node \(index)", program: ServeProcess.executable, arguments: ["serve"],
                                             environment: environment,
                                             stdoutPath: directory.appendingPathComponent("node-\(index)-run-\(run).log").path)
@@ -80,6 +107,33 @@ final class FleetHarness: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestFailure("node \(index) did not become ready: \(nodeLog(index))")
+    }
+
+    /// Starts the next spare node and, once it is ready, reloads nginx with it among the nodes
+    /// (SIGHUP: new workers, the old ones finish their requests); its index.
+    func addNode() async throws -> Int {
+        let index = activeNodes.withLock { $0 }
+        guard index < nodePorts.count else { throw TestFailure("no spare node left: give the harness spareNodes") }
+        try start(index)
+        try await waitReady(index)
+        _ = try Self.writeNginxConfig(listenPort: nginxPort, nodePorts: Array(nodePorts.prefix(index + 1)),
+                                      directory: directory.appendingPathComponent("nginx"), edgeCache: edgeCache)
+        activeNodes.withLock { $0 = index + 1 }
+        guard let master = nginx.withLock({ $0 }) else { throw TestFailure("nginx is not running") }
+        kill(master.pid, SIGHUP)
+        return index
+    }
+
+    /// One counter of node `index`'s /metrics (summed over its labels), 0 when absent.
+    func metric(_ name: String, node index: Int) async throws -> Double {
+        let reply = try await get("/metrics", node: index)
+        guard reply.status == 200 else { throw TestFailure("node \(index) /metrics: \(reply.status)") }
+        var total = 0.0
+        for line in String(decoding: reply.body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            guard line.hasPrefix(name + " ") || line.hasPrefix(name + "{"), let space = line.lastIndex(of: " ") else { continue }
+            total += Double(line[line.index(after: space)...]) ?? 0
+        }
+        return total
     }
 
     private func waitForNginx() async throws {
@@ -123,10 +177,13 @@ final class FleetHarness: Sendable {
     }
 
     /// A fleet and its origin for `body`, stopped afterwards whether `body` throws or not.
-    static func run(edgeCache: Bool = false, _ body: (FleetHarness, TestOrigin) async throws -> Void) async throws {
+    static func run(edgeCache: Bool = false, spareNodes: Int = 0, extraEnvironment: [String: String] = [:],
+                    _ body: (FleetHarness, TestOrigin) async throws -> Void) async throws {
         let origin = try await TestOrigin.start()
         let fleet: FleetHarness
-        do { fleet = try await FleetHarness(origin: origin, edgeCache: edgeCache) } catch {
+        do {
+            fleet = try await FleetHarness(origin: origin, spareNodes: spareNodes, edgeCache: edgeCache, extraEnvironment: extraEnvironment)
+        } catch {
             try? await origin.shutdown()
             throw error
         }
@@ -142,7 +199,7 @@ final class FleetHarness: Sendable {
     /// The source URLs each node holds in its disk index (thumbnails and originals), by node.
     func urlsByNode() async throws -> [Set<String>] {
         var result: [Set<String>] = []
-        for index in nodePorts.indices { result.append(try await urls(onNode: index)) }
+        for index in 0..<activeNodes.withLock({ $0 }) { result.append(try await urls(onNode: index)) }
         return result
     }
 
@@ -167,13 +224,29 @@ final class FleetHarness: Sendable {
         var errors = 0
         /// The first failures, for the test's message.
         var samples: [String] = []
+        /// Requests sent a second time because nginx closed their kept-alive connection first.
+        var resent = 0
         var count: Int { statuses.values.reduce(0, +) + errors }
         var failed: Int { errors + statuses.filter { $0.key != 200 }.map(\.value).reduce(0, +) }
     }
 
     /// Requests `paths` through nginx, `concurrency` at a time; `progress` is told after each answer.
-    func load(_ paths: [String], concurrency: Int, progress: @escaping @Sendable (Int) -> Void = { _ in }) async -> LoadOutcome {
-        await withTaskGroup(of: (String, Result<Reply, any Error>).self) { group in
+    /// `resendClosedConnections`: a request whose kept-alive connection nginx closed before answering
+    /// (its old workers do when it reloads) is sent again once, as browsers do (RFC 9112, 9.3.1),
+    /// and counted in `resent`; otherwise it is a failure.
+    func load(_ paths: [String], concurrency: Int, resendClosedConnections: Bool = false,
+              progress: @escaping @Sendable (Int) -> Void = { _ in }) async -> LoadOutcome {
+        let resent = Atomic<Int>(0)
+        let fetch: @Sendable (String) async throws -> Reply = { path in
+            // The client's pool can hold several connections nginx has closed: a few tries.
+            for _ in 0..<4 {
+                do { return try await self.get(path) } catch where resendClosedConnections && Self.closedBeforeAnswer(error) {
+                    resent.wrappingAdd(1, ordering: .relaxed)
+                }
+            }
+            return try await self.get(path)
+        }
+        var outcome = await withTaskGroup(of: (String, Result<Reply, any Error>).self) { group in
             var outcome = LoadOutcome()
             var next = 0
             func record(_ path: String, _ result: Result<Reply, any Error>) {
@@ -191,19 +264,28 @@ final class FleetHarness: Sendable {
             }
             while next < min(concurrency, paths.count) {
                 let path = paths[next]
-                group.addTask { (path, await Result { try await self.get(path) }) }
+                group.addTask { (path, await Result { try await fetch(path) }) }
                 next += 1
             }
             for await (path, result) in group {
                 record(path, result)
                 if next < paths.count {
                     let path = paths[next]
-                    group.addTask { (path, await Result { try await self.get(path) }) }
+                    group.addTask { (path, await Result { try await fetch(path) }) }
                     next += 1
                 }
             }
             return outcome
         }
+        outcome.resent = resent.load(ordering: .relaxed)
+        return outcome
+    }
+
+    /// The connection was closed before an answer came: the server closed it while idle.
+    private static func closedBeforeAnswer(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        if let error = error as? ChannelError, error == .ioOnClosedChannel { return true }
+        return false
     }
 
     func shutdown() async throws {

@@ -12,7 +12,8 @@ import Testing
         let help = result.stdoutText
         for figure in ["HITS", "static", "edge cache", "X-Edge-Cache", "0.9x", "generator-bound", "FAILOVER", "failed requests",
                        "failover time", "worst", "RESTART", "/readyz", "came home", "DUPLICATION", "ORIGIN REQUESTS",
-                       "--corpus", "--duration", "--json", "--failover-connections", "--keep"] {
+                       "--corpus", "--duration", "--json", "--failover-connections", "--keep",
+                       "SHARED TIER", "--shared-tier", "fourth node", "no original downloaded again", "sent again"] {
             #expect(help.contains(figure), "--help does not mention \(figure)")
         }
     }
@@ -63,6 +64,28 @@ import Testing
                                                     killedNodePhotos: [1, 2], photoNames: ["a", "b", "c"], connections: 2, pauseMs: 0)
         #expect(unfinished.failoverSeconds == nil)
         #expect(unfinished.photosFailedOver == 1)
+    }
+
+    @Test func theSharedTierLoadIsSplitIntoStagesBySendTimeAndResendsAreNotFailures() {
+        var resent = outcome(0, sent: 5.5, after: 0.01, cache: "shared")
+        resent.resentAfterIdleClose = true
+        let outcomes = [
+            outcome(0, sent: 1.0, after: 0.001), outcome(1, sent: 2.0, after: 0.002),
+            outcome(1, sent: 4.2, after: 0.010, cache: "shared"), outcome(0, sent: 4.9, after: 0.2, status: 0),
+            resent, outcome(1, sent: 7.0, after: 0.001),
+        ]
+        let load = BenchFleetSharedTier.Load(outcomes, marks: [("three nodes", 0), ("killed", 4), ("fourth", 5)], end: 8,
+                                             pathName: { ["a", "b"][$0] })
+        #expect(load.requests == 6)
+        #expect(load.failed == 1)
+        #expect(load.failedByStatus == ["0": 1])
+        #expect(load.resentAfterIdleClose == 1)
+        #expect(load.stages.map(\.requests) == [2, 2, 2])
+        #expect(load.stages.map(\.failed) == [0, 1, 0])
+        #expect(load.stages[1].byTier == ["shared": 1])
+        #expect(load.stages[2].byTier == ["shared": 1, "memory": 1])
+        #expect(load.stages.map(\.seconds) == [4, 1, 3])
+        #expect(load.failureSamples.first?.hasPrefix("a: ") == true)
     }
 
     @Test func duplicationCountsEntriesHeldTwiceAndTheOriginLogCountsGetsPerPhoto() throws {

@@ -6,7 +6,8 @@
   s3_reference.py mkbucket BUCKET
   s3_reference.py put BUCKET KEY FILE [CONTENT_TYPE]
   s3_reference.py presign BUCKET KEY SECONDS
-The last three talk to the server at S3_ENDPOINT with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+  s3_reference.py count BUCKET PREFIX    prints how many objects are under PREFIX
+The last four talk to the server at S3_ENDPOINT with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
 """
 import datetime
 import json
@@ -60,6 +61,9 @@ def main(argv):
             client().put_object(Bucket=argv[2], Key=argv[3], Body=f.read(), **extra)
     elif command == "presign":
         print(client().generate_presigned_url("get_object", Params={"Bucket": argv[2], "Key": argv[3]}, ExpiresIn=int(argv[4])))
+    elif command == "count":
+        pages = client().get_paginator("list_objects_v2").paginate(Bucket=argv[2], Prefix=argv[3])
+        print(sum(page.get("KeyCount", 0) for page in pages))
     else:
         sys.exit("unknown command " + command)
 

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import TestSupport
 
 /// `thumbd-bench fleet`: three nodes behind nginx with the shipped config, against nginx serving
 /// the same thumbnails as static files, and what a node's kill -9 costs the fleet.
 struct BenchFleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
-        abstract: "Measure a fleet behind nginx (config/nginx/thumbd.conf): hits/s against static nginx, failover after kill -9, duplication, restart.",
+        abstract: "Measure a fleet behind nginx (config/nginx/thumbd.conf): hits/s against static nginx, failover after kill -9, duplication, restart, and a shared tier that keeps a new node warm.",
         discussion: """
             Starts everything itself on 127.0.0.1, in a scratch folder removed
             afterwards (--keep keeps it, with every log), and stops it all at the
@@ -93,6 +94,29 @@ struct BenchFleetCommand: ParsableCommand {
             download) and at the end (a dead node's photo is fetched again by its
             neighbour).
 
+            SHARED TIER (--shared-tier; needs SeaweedFS: make s3-deps): three new
+            nodes with one shared tier (cache.shared on SeaweedFS, on loopback)
+            behind a new front with the shipped config; both sizes of every photo
+            through it, until every thumbnail made has been written to the tier.
+            Then a steady load over both sizes (--failover-connections,
+            --failover-pause-ms): after --failover-before seconds the node holding
+            the most photos is killed with SIGKILL; 3 s later an empty node (a new
+            cache directory) starts in its place; once nginx takes it back, a
+            fourth node starts and nginx is reloaded with four nodes (SIGHUP); 5 s
+            after the fourth node's first answer the load stops. Reported, by
+            stage: requests, failures (goal 0), answers by X-Cache (memory, disk,
+            shared, miss), latency; what the replacement and the fourth node
+            answered and downloaded (goal: from the tier, 0 origin bytes); origin
+            GETs after the warm-up (goal 0: no original downloaded again). A
+            request whose kept-alive connection nginx closed while idle (the
+            reload's old workers do) is sent again on a new connection, as every
+            HTTP client does, and counted apart. Last, one photo is evicted on a
+            node that holds it (DELETE /v1/cache/entries?url=): its objects must
+            leave the tier (counted by listing the bucket) and the fleet's next
+            answer for it must be made anew (X-Cache: miss).
+            auto: the phase runs when SeaweedFS is installed; only: it alone runs
+            (no hits, failover or restart); off: it does not run.
+
             --json prints every figure as one JSON object (snake_case keys).
             """
     )
@@ -111,12 +135,31 @@ struct BenchFleetCommand: ParsableCommand {
     @Option(name: .customLong("failover-after"), help: "Seconds of failover load after the kill.")
     var failoverAfter: Int = 10
 
+    enum SharedTierPhase: String, ExpressibleByArgument, CaseIterable {
+        case auto, only, off
+    }
+
+    @Option(name: .customLong("shared-tier"), help: "The SHARED TIER phase: auto (when SeaweedFS is installed: make s3-deps), only, or off.")
+    var sharedTier: SharedTierPhase = .auto
+
+    /// Whether the SHARED TIER phase runs.
+    var runsSharedTier: Bool {
+        switch sharedTier {
+        case .only: true
+        case .off: false
+        case .auto: S3TestServer.ready
+        }
+    }
+
     func validate() throws {
         guard (16...2048).contains(hits.size) else { throw ValidationError("--size must be between 16 and 2048 (twice it is asked too).") }
         guard (1...256).contains(failoverConnections) else { throw ValidationError("--failover-connections must be between 1 and 256.") }
         guard (0...1000).contains(failoverPauseMs) else { throw ValidationError("--failover-pause-ms must be between 0 and 1000.") }
         guard (1...600).contains(failoverBefore), (1...600).contains(failoverAfter) else {
             throw ValidationError("--failover-before and --failover-after must be between 1 and 600 seconds.")
+        }
+        if sharedTier == .only, !S3TestServer.ready {
+            throw ValidationError(S3TestServer.missing.replacingOccurrences(of: "tests are SKIPPED", with: "shared-tier phase cannot run"))
         }
     }
 

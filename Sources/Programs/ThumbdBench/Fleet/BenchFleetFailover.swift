@@ -31,6 +31,9 @@ struct BenchFleetFailover: Encodable {
     /// Failures by status ("0" for a socket error).
     var failedByStatus: [String: Int]
     var failureSamples: [String]
+    /// Requests sent again on a new connection because nginx had closed their kept-alive connection
+    /// while idle (not failures: every HTTP client does this).
+    var resentAfterIdleClose: Int
     /// From the kill until every photo the killed node held had been answered 200 by a request
     /// sent after the kill; nil when some photo was not within the run.
     var failoverSeconds: Double?
@@ -73,6 +76,7 @@ struct BenchFleetFailover: Encodable {
             secondsBeforeKill: killedAt - startedAt, secondsAfterKill: end - killedAt,
             requests: outcomes.count, requestsPerSecond: Double(outcomes.count) / max(1e-9, end - startedAt),
             failed: failures.count, failedByStatus: byStatus, failureSamples: samples,
+            resentAfterIdleClose: outcomes.filter(\.resentAfterIdleClose).count,
             failoverSeconds: failover, photosFailedOver: firstAnswerAfterKill.count,
             missesAfterKill: outcomes.filter { $0.sent >= killedAt && $0.cache == "miss" }.count,
             beforeKill: Latency(outcomes.filter { $0.answered < killedAt }),

@@ -85,6 +85,8 @@ struct BenchFleetOriginRequests: Encodable {
     var mostForOnePhoto: Int
     /// Photos asked for more than once, by name.
     var repeated: [String: Int]
+    /// GETs of each photo, in the order given.
+    var perPhoto: [Int]
 
     /// `photoPaths`: each photo's path on the origin, as its URL spells it.
     static func read(logFile: String, photoPaths: [String], names: [String]) -> BenchFleetOriginRequests {
@@ -101,6 +103,6 @@ struct BenchFleetOriginRequests: Encodable {
         return BenchFleetOriginRequests(total: perPhoto.reduce(0, +), photos: perPhoto.count,
                                         photosAskedOnce: perPhoto.filter { $0 == 1 }.count,
                                         photosNeverAsked: perPhoto.filter { $0 == 0 }.count,
-                                        mostForOnePhoto: perPhoto.max() ?? 0, repeated: repeated)
+                                        mostForOnePhoto: perPhoto.max() ?? 0, repeated: repeated, perPhoto: perPhoto)
     }
 }

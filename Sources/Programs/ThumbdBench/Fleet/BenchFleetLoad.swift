@@ -20,6 +20,9 @@ struct BenchFleetOutcome: Sendable {
     var cache: String?
     /// What went wrong, for a failure: the error, or the start of the body.
     var failure: String?
+    /// The request was sent a second time on a new connection because its kept-alive connection
+    /// had been closed while idle (as browsers do); `sent` is the first attempt's.
+    var resentAfterIdleClose = false
 
     var latency: Double { answered - sent }
     var succeeded: Bool { status == 200 }
@@ -62,14 +65,20 @@ final class BenchFleetLoad: Sendable {
             let photo = next % paths.count
             next += 1
             let sent = BenchStats.now()
+            var resent = false
             do {
-                let answer = try connection.get(paths[photo])
+                let answer: BenchHTTP.Response
+                do { answer = try connection.get(paths[photo]) } catch is BenchKeepAliveConnection.ClosedWhileIdle {
+                    resent = true
+                    answer = try connection.get(paths[photo])
+                }
                 mine.append(BenchFleetOutcome(photo: photo, sent: sent, answered: BenchStats.now(), status: answer.status,
                                               cache: answer.headers["x-cache"],
-                                              failure: answer.status == 200 ? nil : String(answer.text.prefix(200))))
+                                              failure: answer.status == 200 ? nil : String(answer.text.prefix(200)),
+                                              resentAfterIdleClose: resent))
             } catch {
                 mine.append(BenchFleetOutcome(photo: photo, sent: sent, answered: BenchStats.now(), status: 0,
-                                              cache: nil, failure: "\(error)"))
+                                              cache: nil, failure: "\(error)", resentAfterIdleClose: resent))
             }
         }
         outcomes.withLock { $0 += mine }

@@ -22,6 +22,7 @@ struct BenchFleetResults: Encodable {
     var failover: BenchFleetFailover?
     var restart: Restart?
     var atEnd: BenchFleetHoldings?
+    var sharedTier: BenchFleetSharedTier?
     var targets: [BenchServeResults.Target] = []
     var notes: [String] = []
 
@@ -66,9 +67,9 @@ struct BenchFleetResults: Encodable {
 
     func render() -> String {
         var out: [String] = []
-        out.append("thumbd-bench fleet: \(cores) cores, \(build) build, \(nodes.count) nodes, nginx \(nginxVersion ?? "?"), wrk \(wrkVersion ?? "?")")
+        out.append("thumbd-bench fleet: \(cores) cores, \(build) build, nginx \(nginxVersion ?? "?"), wrk \(wrkVersion ?? "?")")
         out.append("thumbd: \(thumbd)")
-        out.append("nginx: \(nginxConfig) as shipped (addresses and paths changed); the edge front includes thumbd-edge-cache.conf")
+        out.append("nginx: \(nginxConfig) as shipped (addresses and paths changed)" + (hits == nil ? "" : "; the edge front includes thumbd-edge-cache.conf"))
         if let t = thumbnails {
             let types = t.contentTypes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             out.append("hot set: \(t.urls) thumbnails at size \(size) from \(corpus) (\(types)); \(TextTable.bytes(t.bytesMin))"
@@ -77,14 +78,15 @@ struct BenchFleetResults: Encodable {
                        + "; edge cache: \(edgeHits.map(String.init) ?? "-") of \(t.urls) X-Edge-Cache: HIT after warming")
         }
         out.append("access log: \(accessLog)")
-        out.append("nodes: " + nodes.map { node in
+        if !nodes.isEmpty { out.append("nodes: " + nodes.map { node in
             "node \(node.index) (:\(node.port)) ready \(TextTable.fixed(node.firstStartSecondsToReady, 2)) s after start"
                 + (node.photosAfterWarmup.map { ", \($0) photos" } ?? "")
-        }.joined(separator: "; "))
+        }.joined(separator: "; ")) }
         if let h = hits { out += ["", renderHits(h)] }
         if let f = failover { out += ["", renderFailover(f)] }
         if let r = restart { out += ["", renderRestart(r)] }
         if afterWarmup != nil || atEnd != nil { out += ["", renderHoldings()] }
+        if let t = sharedTier { out += ["", t.render()] }
         if !targets.isEmpty {
             out.append("")
             out.append("TARGETS")
@@ -141,7 +143,8 @@ struct BenchFleetResults: Encodable {
                    + " \(TextTable.fixed(f.secondsAfterKill, 1)) s after"]
         let byStatus = f.failedByStatus.sorted { $0.key < $1.key }.map { ($0.key == "0" ? "socket error" : $0.key) + " \($0.value)" }
         out.append("  requests: \(f.requests) (\(String(format: "%.0f", f.requestsPerSecond)) req/s); failed: \(f.failed)"
-                   + (byStatus.isEmpty ? "" : " (" + byStatus.joined(separator: ", ") + ")"))
+                   + (byStatus.isEmpty ? "" : " (" + byStatus.joined(separator: ", ") + ")")
+                   + "; sent again after nginx closed an idle kept-alive connection: \(f.resentAfterIdleClose)")
         if let seconds = f.failoverSeconds {
             out.append("  failover time: \(TextTable.fixed(seconds, 3)) s from the kill until each of node \(f.killedNode)'s \(f.killedNodePhotos)"
                        + " photos was answered 200 by another node; \(f.missesAfterKill) answers after the kill were made anew (X-Cache: miss)")
@@ -224,6 +227,7 @@ struct BenchFleetResults: Encodable {
                               measured: "\(s.cameHome) of \(s.photos), \(s.originRequests) origin requests",
                               target: "all, no origin request", met: s.cameHome == s.photos && s.originRequests == 0))
         }
+        if let t = r.sharedTier { list += t.targets }
         return list
     }
 }

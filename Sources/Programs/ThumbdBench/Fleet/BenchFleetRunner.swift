@@ -19,7 +19,7 @@ struct BenchFleetRunner: BenchHitRunning {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     let setUp: BenchHitSetUp
     let nginx: String
-    private var children: [BenchServeProcess] = []
+    var children: [BenchServeProcess] = []
 
     init(options: BenchFleetCommand) throws {
         self.options = options
@@ -41,16 +41,16 @@ struct BenchFleetRunner: BenchHitRunning {
         return processes.map { $0.wait(timeout: 30) ?? $0.stop(SIGKILL, grace: 5) }
     }
 
-    private func say(_ line: String) {
+    func say(_ line: String) {
         FileHandle.standardError.write(Data("bench: \(line)\n".utf8))
     }
 
-    private mutating func track(_ server: BenchServer) -> BenchServer {
+    mutating func track(_ server: BenchServer) -> BenchServer {
         children.append(server.process)
         return server
     }
 
-    private mutating func forget(_ process: BenchServeProcess) {
+    mutating func forget(_ process: BenchServeProcess) {
         children.removeAll { $0 === process }
     }
 
@@ -80,6 +80,14 @@ struct BenchFleetRunner: BenchHitRunning {
         var photos = corpus.files.map { file -> Photo in
             let url = "http://127.0.0.1:\(origin.port)\(Self.originPath(file.name))"
             return Photo(name: file.name, megapixels: file.megapixels, originURL: url, hotPath: Self.thumbnailPath(url, size: options.hits.size))
+        }
+
+        if options.sharedTier == .only {
+            results.sharedTier = try sharedTier(photos: photos, originPort: origin.port, originLog: originLog, notes: &results.notes)
+            Self.stopTogether([origin.process])
+            children.removeAll()
+            results.targets = BenchFleetResults.targets(results)
+            return results
         }
 
         let nodePorts = try (0..<Self.nodeCount).map { _ in try BenchProc.freePort() }
@@ -141,7 +149,14 @@ struct BenchFleetRunner: BenchHitRunning {
         for (node, status) in zip(nodes, statuses) where status != 0 {
             results.notes.append("node \(node.index) exited with status \(status.map(String.init) ?? "?") on SIGTERM (expected 0)")
         }
-        Self.stopTogether([fleet.process, origin.process])
+        Self.stopTogether([fleet.process])
+        forget(fleet.process)
+        if options.runsSharedTier {
+            results.sharedTier = try sharedTier(photos: photos, originPort: origin.port, originLog: originLog, notes: &results.notes)
+        } else {
+            results.notes.append("the SHARED TIER phase did not run: " + (options.sharedTier == .off ? "--shared-tier off" : "SeaweedFS is not installed (make s3-deps)"))
+        }
+        Self.stopTogether([origin.process])
         children.removeAll()
         results.targets = BenchFleetResults.targets(results)
         return results
@@ -162,7 +177,7 @@ struct BenchFleetRunner: BenchHitRunning {
 
     /// Both sizes of every photo at about the same moment, 8 requests at a time, through the
     /// fleet; then --size again, which must be a memory hit. Photos refused are left out (noted).
-    private func warm(fleet: BenchServer, photos: inout [Photo], notes: inout [String]) throws {
+    func warm(fleet: BenchServer, photos: inout [Photo], notes: inout [String]) throws {
         say("warm-up: \(photos.count) photos at sizes \(options.hits.size) and \(2 * options.hits.size) through the fleet")
         let paths = photos.flatMap { [$0.hotPath, Self.thumbnailPath($0.originURL, size: 2 * options.hits.size)] }
         let next = BenchCounter()
@@ -195,7 +210,7 @@ struct BenchFleetRunner: BenchHitRunning {
     }
 
     /// The nodes' listing once it stops changing (a node writes its index in batches), at most 10 s.
-    private func settledListing(_ ports: [Int], photoURLs: [String]) throws -> BenchFleetListing {
+    func settledListing(_ ports: [Int], photoURLs: [String]) throws -> BenchFleetListing {
         var listing = try BenchFleetListing.read(ports: ports, photoURLs: photoURLs)
         for _ in 0..<20 {
             usleep(500_000)

@@ -17,19 +17,22 @@ struct BenchFleetNode {
 
     /// bench serve's daemon settings with the access log back at its default: a fleet node runs as
     /// operators run it. THUMBD_FLEET_ENTRY is the fleet's nginx, as the README's fleet sets it.
-    static func environment(port: Int, cacheDirectory: String, fleetEntry: String) -> [String: String] {
-        BenchDaemon.environment(port: port, cacheDirectory: cacheDirectory, accessLog: true, extra: ["THUMBD_FLEET_ENTRY": fleetEntry])
+    static func environment(port: Int, cacheDirectory: String, fleetEntry: String, extra: [String: String]) -> [String: String] {
+        BenchDaemon.environment(port: port, cacheDirectory: cacheDirectory, accessLog: true,
+                                extra: extra.merging(["THUMBD_FLEET_ENTRY": fleetEntry]) { $1 })
     }
 
     /// Starts the node and waits for /readyz; also returns the seconds from its start until then.
+    /// `extra`: settings beyond the defaults (the shared tier's); `label` names its log file.
     static func start(executable: String, index: Int, port: Int, cacheDirectory: String, fleetEntry: String,
+                      extra: [String: String] = [:], label: String = "node",
                       logs: String, run: Int) throws -> (node: BenchFleetNode, secondsToReady: Double) {
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         let started = BenchStats.now()
         let process = try BenchServeProcess(
-            name: "thumbd serve (node \(index))", program: executable, arguments: ["serve"],
-            environment: environment(port: port, cacheDirectory: cacheDirectory, fleetEntry: fleetEntry),
-            stdoutPath: (logs as NSString).appendingPathComponent("node-\(index)-run-\(run).log"))
+            name: "thumbd serve (\(label) \(index))", program: executable, arguments: ["serve"],
+            environment: environment(port: port, cacheDirectory: cacheDirectory, fleetEntry: fleetEntry, extra: extra),
+            stdoutPath: (logs as NSString).appendingPathComponent("\(label)-\(index)-run-\(run).log"))
         let server = BenchServer(process: process, port: port)
         let seconds: Double
         do { seconds = try server.secondsUntilReady(since: started) } catch {
