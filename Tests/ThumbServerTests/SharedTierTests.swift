@@ -50,6 +50,14 @@ struct SharedTierTests {
         let placeholder = try await second.get("/v1/placeholder?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&size=90")
         #expect(placeholder.status == 200 && String(decoding: placeholder.body, as: UTF8.self).contains("thumbhash"))
         #expect(origin.requestCount("/p/1.jpg") == 1)
+        // The inspector counts the tier's hits too.
+        let overview = try JSONSerialization.jsonObject(with: Data(try await second.get("/ui/api/overview").body)) as? [String: Any]
+        let shared = overview?["shared"] as? [String: Any]
+        #expect(shared?["location"] as? String == "s3://thumbd-results/fleet", "\(overview ?? [:])")
+        #expect((shared?["counts"] as? [String: Any])?["hits"] as? Int == 1, "\(shared ?? [:])")
+        #expect((overview?["activity"] as? [String: Any])?["sharedHits"] as? Int == 1)
+        let alone = try JSONSerialization.jsonObject(with: Data(try await first.get("/ui/api/overview").body)) as? [String: Any]
+        #expect(((alone?["shared"] as? [String: Any])?["counts"] as? [String: Any])?["writes"] as? Int == 1)
 
         let evicted = try await second.get("/v1/cache/entries?url=\(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
                                            headers: [("Authorization", "Bearer \(Self.token)")], method: .DELETE)

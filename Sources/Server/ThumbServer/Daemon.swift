@@ -121,7 +121,7 @@ public final class Daemon: Sendable {
         let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, accessLog: accessLog, logger: logger)
         let reopener = accessLog.flatMap { $0.path != nil ? AccessLogReopener(accessLog: $0) : nil }
         defer { reopener?.stop() }
-        let sampler = ActivitySampler(history: activity, cache: cache)
+        let sampler = ActivitySampler(history: activity, cache: cache, shared: pipeline.shared)
         let trimmer = HeapTrimmer(interval: settings.server.heapTrimInterval, pool: pipeline.pool, trims: metrics.heap.trims, logger: logger)
         let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, logger: logger)
         // Stopped in reverse order, each after the one before it has returned: the drain grace,

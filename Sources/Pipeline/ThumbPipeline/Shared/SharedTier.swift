@@ -61,6 +61,9 @@ public final class SharedTier: Sendable {
                    maxBytes: DownloadSettings().maxBytes, metrics: SharedTierMetrics(), logger: Logger(label: "thumbd.shared"))
     }
 
+    /// What the tier did since the daemon started (the inspector shows it; /metrics has the same).
+    public var counts: SharedTierCounts { metrics.counts }
+
     public func shutdown() async {
         if ownsClient { try? await client.shutdown() }
     }
@@ -83,17 +86,17 @@ public final class SharedTier: Sendable {
             case 200:
                 let body = try await response.body.collect(upTo: maxBytes)
                 let facts = response.headers.first(name: Self.factsHeader).flatMap(Self.decodeFacts)
-                metrics.hits.increment()
+                metrics.count(.hit)
                 return SharedEntry(bytes: Array(body.readableBytesView), contentType: facts?.contentType ?? response.headers.first(name: "content-type"),
                                    validators: CacheValidators(etag: facts?.etag, lastModified: facts?.lastModified), photo: facts?.photo)
             case 404:
-                metrics.misses.increment()
+                metrics.count(.miss)
                 return nil
             default:
                 throw SharedTierError(status: Int(response.status.code), body: try? await response.body.collect(upTo: S3ErrorBody.maxBytes))
             }
         } catch {
-            metrics.readErrors.increment()
+            metrics.count(.readError)
             logger.notice("shared tier read failed; asking the origin", metadata: ["key": "\(objectKey(key))", "reason": "\(Self.reason(error))"])
             return nil
         }
@@ -109,7 +112,7 @@ public final class SharedTier: Sendable {
             return true
         }
         guard admitted else {
-            metrics.writesDropped.increment()
+            metrics.count(.writeDropped)
             return
         }
         let facts = SharedEntryFacts(contentType: contentType, etag: validators.etag, lastModified: validators.lastModified, photo: photo)
@@ -132,9 +135,9 @@ public final class SharedTier: Sendable {
             guard response.status.code == 200 else {
                 throw SharedTierError(status: Int(response.status.code), body: try? await response.body.collect(upTo: S3ErrorBody.maxBytes))
             }
-            metrics.writes.increment()
+            metrics.count(.write)
         } catch {
-            metrics.writeErrors.increment()
+            metrics.count(.writeError)
             logger.notice("shared tier write failed", metadata: ["key": "\(objectKey)", "reason": "\(Self.reason(error))"])
         }
     }
@@ -155,7 +158,7 @@ public final class SharedTier: Sendable {
         guard response.status.code == 200 else { throw SharedTierError(status: Int(response.status.code), body: body) }
         let keys = Self.listedKeys(String(buffer: body))
         for key in keys { try await delete(key) }
-        metrics.evictions.increment(by: Int64(keys.count))
+        metrics.count(.eviction, by: keys.count)
         return keys.count
     }
 
@@ -163,7 +166,7 @@ public final class SharedTier: Sendable {
     /// counted as 1.
     public func evict(_ key: CacheKey) async throws -> Int {
         try await delete(objectKey(key))
-        metrics.evictions.increment()
+        metrics.count(.eviction)
         return 1
     }
 
@@ -226,25 +229,4 @@ struct SharedTierError: Error, CustomStringConvertible {
     }
 
     var description: String { "HTTP \(status)" + (code.map { " (\($0))" } ?? "") }
-}
-
-/// What the shared tier did, for /metrics.
-public struct SharedTierMetrics: Sendable {
-    let hits: Counter
-    let misses: Counter
-    let readErrors: Counter
-    let writes: Counter
-    let writeErrors: Counter
-    let writesDropped: Counter
-    let evictions: Counter
-
-    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
-        hits = Counter(label: "thumbd_shared_hits_total", factory: factory)
-        misses = Counter(label: "thumbd_shared_misses_total", factory: factory)
-        readErrors = Counter(label: "thumbd_shared_errors_total", dimensions: [("op", "read")], factory: factory)
-        writeErrors = Counter(label: "thumbd_shared_errors_total", dimensions: [("op", "write")], factory: factory)
-        writes = Counter(label: "thumbd_shared_writes_total", factory: factory)
-        writesDropped = Counter(label: "thumbd_shared_writes_dropped_total", factory: factory)
-        evictions = Counter(label: "thumbd_shared_evictions_total", factory: factory)
-    }
 }

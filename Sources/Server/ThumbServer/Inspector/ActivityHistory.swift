@@ -2,6 +2,7 @@ import Foundation
 import ServiceLifecycle
 import Synchronization
 import ThumbCache
+import ThumbPipeline
 
 /// The cache's lookups and evictions since it opened, as the tiers count them.
 struct CacheActivity: Sendable, Equatable, Codable {
@@ -11,8 +12,12 @@ struct CacheActivity: Sendable, Equatable, Codable {
     var misses = 0
     var memoryEvictions = 0
     var diskEvictions = 0
+    /// Local misses the shared tier (cache.shared) answered; they are among `misses`, as the local
+    /// tiers count them.
+    var sharedHits = 0
 
-    init(memoryHits: Int = 0, diskHits: Int = 0, misses: Int = 0, memoryEvictions: Int = 0, diskEvictions: Int = 0) {
+    init(memoryHits: Int = 0, diskHits: Int = 0, misses: Int = 0, memoryEvictions: Int = 0, diskEvictions: Int = 0, sharedHits: Int = 0) {
+        self.sharedHits = sharedHits
         self.memoryHits = memoryHits
         self.diskHits = diskHits
         self.misses = misses
@@ -20,7 +25,8 @@ struct CacheActivity: Sendable, Equatable, Codable {
         self.diskEvictions = diskEvictions
     }
 
-    init(_ cache: TwoTierCache) {
+    init(_ cache: TwoTierCache, shared: SharedTier?) {
+        sharedHits = shared?.counts.hits ?? 0
         let memory = cache.memory.stats
         memoryHits = memory.hits
         memoryEvictions = memory.evictions
@@ -45,12 +51,13 @@ struct CacheActivity: Sendable, Equatable, Codable {
         func delta(_ now: Int, _ then: Int) -> Int { now >= then ? now - then : now }
         return CacheActivity(memoryHits: delta(memoryHits, earlier.memoryHits), diskHits: delta(diskHits, earlier.diskHits),
                              misses: delta(misses, earlier.misses), memoryEvictions: delta(memoryEvictions, earlier.memoryEvictions),
-                             diskEvictions: delta(diskEvictions, earlier.diskEvictions))
+                             diskEvictions: delta(diskEvictions, earlier.diskEvictions), sharedHits: delta(sharedHits, earlier.sharedHits))
     }
 
     static func + (a: CacheActivity, b: CacheActivity) -> CacheActivity {
         CacheActivity(memoryHits: a.memoryHits + b.memoryHits, diskHits: a.diskHits + b.diskHits, misses: a.misses + b.misses,
-                      memoryEvictions: a.memoryEvictions + b.memoryEvictions, diskEvictions: a.diskEvictions + b.diskEvictions)
+                      memoryEvictions: a.memoryEvictions + b.memoryEvictions, diskEvictions: a.diskEvictions + b.diskEvictions,
+                      sharedHits: a.sharedHits + b.sharedHits)
     }
 }
 
@@ -116,15 +123,16 @@ final class ActivityHistory: Sendable {
 struct ActivitySampler: Service {
     let history: ActivityHistory
     let cache: TwoTierCache
+    let shared: SharedTier?
 
     func run() async throws {
         // Cancelled at once on shutdown, rather than finishing its sleep.
         try? await cancelWhenGracefulShutdown {
-            history.record(CacheActivity(cache))
+            history.record(CacheActivity(cache, shared: shared))
             while !Task.isCancelled {
                 try await Task.sleep(for: history.interval)
                 cache.recordMemoryHits()
-                history.record(CacheActivity(cache))
+                history.record(CacheActivity(cache, shared: shared))
             }
         }
     }

@@ -28,6 +28,11 @@ struct InspectorAPI: Sendable {
             var maxEntries: Int?
         }
 
+        struct Shared: Encodable {
+            var location: String
+            var counts: SharedTierCounts
+        }
+
         struct Job: Encodable {
             var id: String
             var state: String
@@ -42,6 +47,8 @@ struct InspectorAPI: Sendable {
         var memory: Tier
         var disk: Tier?
         var originals: Tier?
+        /// The fleet's shared result tier, when cache.shared names one.
+        var shared: Shared?
         var activity: CacheActivity
         var hitRatio: Double?
         var lastHourHitRatio: Double?
@@ -58,7 +65,7 @@ struct InspectorAPI: Sendable {
         let usage = cache.disk?.usage
         let samples = history.samples
         let lastHour = samples.reduce(CacheActivity()) { $0 + $1.activity }
-        let activity = CacheActivity(cache)
+        let activity = CacheActivity(cache, shared: pipeline.shared)
         let jobs = prefetcher.list().map { job in
             Overview.Job(id: job.id, state: job.state.rawValue, total: job.total, finished: job.total - job.remaining,
                          failed: job.failed, elapsedSeconds: job.elapsedSeconds)
@@ -68,6 +75,7 @@ struct InspectorAPI: Sendable {
             memory: .init(entries: memory.entries, bytes: memory.bytes, maxBytes: memory.maxBytes, maxEntries: memory.maxEntries),
             disk: usage.map { .init(entries: $0.thumbnails.entries, bytes: $0.thumbnails.bytes, maxBytes: $0.thumbnails.maxBytes) },
             originals: usage.map { .init(entries: $0.originals.entries, bytes: $0.originals.bytes, maxBytes: $0.originals.maxBytes) },
+            shared: pipeline.shared.map { .init(location: $0.settings.description, counts: $0.counts) },
             activity: activity, hitRatio: activity.hitRatio, lastHourHitRatio: lastHour.hitRatio,
             downloadsInFlight: pipeline.downloader.inFlight, jobsInFlight: pipeline.jobsInFlight, queuedForCPU: pipeline.pool.queued,
             prefetch: jobs, intervalSeconds: history.interval.secondsValue,

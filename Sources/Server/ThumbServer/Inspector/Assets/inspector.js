@@ -146,6 +146,8 @@ function renderOverview(o) {
     figure("hit ratio, last hour", percent(o.lastHourHitRatio), "hit-ratio-hour"),
     figure("hits (memory + disk)", `${number(a.memoryHits)} + ${number(a.diskHits)}`, "hits"),
     figure("misses", number(a.misses), "misses"),
+    ...(o.shared ? [figure(`shared tier ${o.shared.location}: hits / misses / errors`,
+      `${number(o.shared.counts.hits)} / ${number(o.shared.counts.misses)} / ${number(o.shared.counts.errors)}`, "shared")] : []),
     figure("evictions (memory + disk)", `${number(a.memoryEvictions)} + ${number(a.diskEvictions)}`, "evictions"),
     figure("downloads in flight", number(o.downloadsInFlight), "downloads"),
     figure("thumbnails being made", number(o.jobsInFlight), "jobs-in-flight"),
@@ -153,7 +155,8 @@ function renderOverview(o) {
 
   document.getElementById("charts").replaceChildren(
     chart("hits", o.history, [{ field: "memoryHits", name: "memory", color: "#2f6fde" },
-      { field: "diskHits", name: "disk", color: "#16a085" }], o.intervalSeconds, o.now),
+      { field: "diskHits", name: "disk", color: "#16a085" },
+      ...(o.shared ? [{ field: "sharedHits", name: "shared", color: "#8e44ad" }] : [])], o.intervalSeconds, o.now),
     chart("misses", o.history, [{ field: "misses", name: "misses", color: "#e67e22" }], o.intervalSeconds, o.now),
     chart("evictions", o.history, [{ field: "memoryEvictions", name: "memory", color: "#2f6fde" },
       { field: "diskEvictions", name: "disk", color: "#c0392b" }], o.intervalSeconds, o.now));
