@@ -29,6 +29,7 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.readInfo(data)
         case .avif: try AVIFCodec.readInfo(data, limits: limits)
         case .heic: try HEIFCodec.readInfo(data, limits: limits)
+        case let other: throw notReadable(other)
         }
         try limits.check(width: info.width, height: info.height)
         return info
@@ -60,6 +61,7 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.embeddedColor(in: data)
         case .avif: AVIFCodec.iccProfile(in: data).map(EmbeddedColor.iccProfile) ?? .unspecified
         case .heic: try HEIFCodec.embeddedColor(in: data)
+        case let other: throw notReadable(other)
         }
         return ColorManagement.changesColors(color)
     }
@@ -74,6 +76,7 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)
         case .heic: try HEIFCodec.decode(data, limits: limits, scale: scale)
+        case let other: throw notReadable(other)
         }
     }
 
@@ -83,8 +86,12 @@ public enum ImageCodecs {
         switch try format(of: data) {
         case .jpeg: try JPEGCodec.metadata(in: data)
         case .webp: try WebPCodec.metadata(in: data)
-        case .png, .avif, .heic: nil
+        default: nil
         }
+    }
+
+    private static func notReadable(_ format: ImageFormat) -> ImageError {
+        .unsupported("\(format.rawValue.uppercased()) images are not supported yet")
     }
 
     /// The JPEG without its metadata, losslessly (see `JPEGCodec.removingMetadata`).

@@ -7,10 +7,21 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case avif
     /// HEVC in HEIF (iPhone photos): read only, never written (`isWritable`).
     case heic
+    /// Read only: the first frame of an animation.
+    case gif
+    /// Read only: the first page.
+    case tiff
+    /// Read only (Windows and OS/2 bitmaps).
+    case bmp
+    /// JPEG XL (recent iPhones, Safari).
+    case jxl
 
-    /// Formats thumbd encodes: every one but HEIC, which it only reads (an HEVC encoder is a patent
-    /// licence and a slow encode for a format browsers other than Safari do not show).
-    public var isWritable: Bool { self != .heic }
+    /// Formats thumbd encodes. HEIC is only read (an HEVC encoder is a patent licence and a slow
+    /// encode for a format browsers other than Safari do not show); GIF, TIFF and BMP are inputs no
+    /// thumbnail should be written in.
+    public var isWritable: Bool { Self.encoded.contains(self) }
+
+    private static let encoded: Set<ImageFormat> = [.jpeg, .png, .webp, .avif]
 
     /// The formats thumbd encodes, in the order they are offered.
     public static let writable: [ImageFormat] = allCases.filter(\.isWritable)
@@ -22,6 +33,10 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .webp: "image/webp"
         case .avif: "image/avif"
         case .heic: "image/heic"
+        case .gif: "image/gif"
+        case .tiff: "image/tiff"
+        case .bmp: "image/bmp"
+        case .jxl: "image/jxl"
         }
     }
 
@@ -32,6 +47,10 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .webp: "webp"
         case .avif: "avif"
         case .heic: "heic"
+        case .gif: "gif"
+        case .tiff: "tif"
+        case .bmp: "bmp"
+        case .jxl: "jxl"
         }
     }
 }

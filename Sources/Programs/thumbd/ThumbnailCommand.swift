@@ -205,7 +205,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         case .png: .png
         case .webp: lossless ? .webpLossless : .webp(quality: quality)
         case .avif: .avif(quality: quality, speed: avifSpeed)
-        case .heic, nil: nil  // HEIC output is refused in validate()
+        case .heic, .gif, .tiff, .bmp, .jxl, nil: nil  // formats thumbd only reads are refused in validate()
         }
     }
 
