@@ -106,7 +106,8 @@ public struct ThumbdConfiguration: Sendable {
         d.pipeline.decodeHeadroom = try s.double("thumbnail.decode_headroom", default: ThumbnailRequest.defaultDecodeHeadroom, range: 1...8)
 
         // presets: after the thumbnail defaults, which fill what a preset leaves out
-        d.server.variants.presets = try PresetsSection.read(file: file, defaults: d.server.variants)
+        let presets = try PresetsSection.read(file: file, defaults: d.server.variants)
+        d.server.variants.presets = presets.variants
         d.server.variants.onlyPresets = try s.bool("server.only_presets", default: false)
         if d.server.variants.onlyPresets && d.server.variants.presets.isEmpty {
             throw ConfigError("server.only_presets is on but no presets are configured: every thumbnail would be refused")
@@ -116,6 +117,20 @@ public struct ThumbdConfiguration: Sendable {
         let megapixels = try s.double("decode.max_megapixels", default: 50, range: 0.01...1000)
         let decodeMiB = try s.int("decode.max_decode_mib", default: 512, range: 16...65_536)
         d.pipeline.decodeLimits = DecodeLimits(maxPixels: Int(megapixels * 1_000_000), maxDecodeBytes: decodeMiB << 20)
+
+        // the fallback picture: read and decoded now, so a bad path stops the start
+        func picture(_ path: String, _ key: String) throws -> FallbackPicture {
+            do { return try FallbackPicture(path: path, limits: d.pipeline.decodeLimits) } catch { throw ConfigError("\(key): \(error)") }
+        }
+        d.server.fallback.picture = try s.string("server.fallback_image").flatMap { $0.isEmpty ? nil : try picture($0, "server.fallback_image") }
+        for (name, path) in presets.fallbackImages {
+            d.server.fallback.presetPictures[name] = try picture(path, "presets.\(name).\(PresetsSection.fallbackKey)")
+        }
+        d.server.fallback.status = try s.int("server.fallback_status", default: 200, range: 200...599)
+        guard FallbackSettings.isAllowedStatus(d.server.fallback.status) else {
+            throw s.invalid("server.fallback_status", String(d.server.fallback.status), "200, 203, or a 4xx or 5xx status (a picture needs a status that carries a body)")
+        }
+        d.server.fallback.maxAgeSeconds = try s.int("server.fallback_max_age", default: 60, range: 0...31_536_000)
 
         // download
         d.download.maxConcurrent = try s.int("download.max_concurrent", default: 16, range: 1...1024)

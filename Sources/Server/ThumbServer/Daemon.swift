@@ -85,7 +85,10 @@ public final class Daemon: Sendable {
                                      metrics: PipelineMetrics(factory: metrics.factory), logger: logger)
         let fleet = settings.fleetPrefetch()
         fleetClient = fleet?.client
-        prefetcher = Prefetcher(pipeline: pipeline, settings: settings.prefetch, maker: fleet?.maker, logger: logger)
+        var prefetch = settings.prefetch
+        let fallback = settings.server.fallback
+        prefetch.fallbackCovers = { fallback.picture(forPreset: $0.preset) != nil }
+        prefetcher = Prefetcher(pipeline: pipeline, settings: prefetch, maker: fleet?.maker, logger: logger)
         activity = ActivityHistory(interval: settings.server.activitySampleInterval)
         if settings.server.accessLog {
             accessLog = try AccessLog(format: settings.server.accessLogFormat, path: settings.server.accessLogPath, metrics: metrics.factory,

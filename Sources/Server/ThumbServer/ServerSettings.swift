@@ -50,6 +50,8 @@ public struct ServerSettings: Sendable {
     public var bodyTimeout: Duration = .seconds(60)
     /// How long a client may leave a response unread once the connection can take no more of it.
     public var sendTimeout: Duration = .seconds(60)
+    /// The picture answered where a photo cannot be had (`server.fallback_image`, per preset too).
+    public var fallback = FallbackSettings()
 
     public init() {}
 

@@ -183,12 +183,14 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// Makes and stores the thumbnail of `source` (downloaded, or a kept original). The result
-    /// carries the origin's validators and the URL its bytes came from.
-    func process(_ key: CacheKey, priority: PriorityCell, spec: Variant, source: OriginBody, keepOriginal: Bool) async throws -> PipelineResult {
+    /// carries the origin's validators and the URL its bytes came from. `sharing`: written to the
+    /// shared tier too, when there is one.
+    func process(_ key: CacheKey, priority: PriorityCell, spec: Variant, source: OriginBody, keepOriginal: Bool,
+                 sharing: Bool = true) async throws -> PipelineResult {
         try Task.checkCancellation()
         let request = spec.request(trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
                                    decodeHeadroom: settings.decodeHeadroom)
-        let (cache, metrics, keepOriginals, avifSpeed, shared) = (cache, metrics, settings.keepOriginals, settings.avifSpeed, shared)
+        let (cache, metrics, keepOriginals, avifSpeed, shared) = (cache, metrics, settings.keepOriginals, settings.avifSpeed, sharing ? shared : nil)
         return try await pool.run(priority: priority) { () throws -> PipelineResult in
             let rendered = try Thumbnailer.render(from: source.bytes, request)
             let start = ContinuousClock.now

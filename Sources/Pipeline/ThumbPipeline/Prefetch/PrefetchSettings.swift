@@ -1,3 +1,4 @@
+import ThumbVariant
 /// Limits of prefetch jobs. Keys of `prefetch:` in config/thumbd.yaml.
 public struct PrefetchSettings: Sendable {
     /// URLs one job may hold (after duplicates are dropped); more is refused (413).
@@ -10,6 +11,9 @@ public struct PrefetchSettings: Sendable {
     public var keepFinished: Duration = .seconds(600)
     /// Pages a `page_url` job may follow.
     public var maxPages: Int = 50
+    /// Which variants a fallback picture covers (`server.fallback_image`, a preset's own), so a
+    /// report can count the failed items a thumbnail request would answer with the picture.
+    public var fallbackCovers: @Sendable (Variant) -> Bool = { _ in false }
 
     public init() {}
 }

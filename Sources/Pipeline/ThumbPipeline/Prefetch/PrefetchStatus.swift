@@ -22,6 +22,9 @@ public struct PrefetchStatus: Sendable, Codable, Equatable {
     /// Fresh in the cache already: nothing downloaded.
     public var alreadyCached: Int
     public var failed: Int
+    /// Of the failed, those a thumbnail request would answer with the fallback picture (the photo
+    /// could not be had, and a fallback covers the job's variant). Nil from a daemon older than it.
+    public var fellBack: Int? = 0
     /// Not made because the job was cancelled first.
     public var cancelled: Int
     public var failures: [Failure]

@@ -187,7 +187,13 @@ public final class Prefetcher: Sendable {
             return
         } catch is CancellationError {
         } catch {
-            job.record { $0.failed += 1; $0.failures.append(.init(url: url, code: Self.code(of: error), message: Self.message(of: error))) }
+            let code = Self.code(of: error)
+            let fellBack = settings.fallbackCovers(spec) && FallbackPicture.coveredCodes.contains(code)
+            job.record { status in
+                status.failed += 1
+                if fellBack { status.fellBack = (status.fellBack ?? 0) + 1 }
+                status.failures.append(.init(url: url, code: code, message: Self.message(of: error)))
+            }
             return
         }
         job.record { $0.cancelled += 1 }

@@ -16,6 +16,8 @@ public final class ServerMetrics: Sendable {
     private let cacheGauges: CacheGauges
     let heap: HeapMetrics
     let uploads: UploadMetrics
+    /// Fallback pictures answered, by the failure they stood in for (made when first needed).
+    private let fallbacks = Mutex<[String: Counter]>([:])
 
     static let routes = ["thumbnail", "cache", "metrics", "healthz", "prefetch", "uploads", "other"]
     static let statusClasses = ["2xx", "3xx", "4xx", "5xx"]
@@ -51,6 +53,18 @@ public final class ServerMetrics: Sendable {
 
     func served(_ source: PipelineResult.Source) {
         served[source]?.increment()
+    }
+
+    func fellBack(_ code: String) {
+        let counter = fallbacks.withLock { counters in
+            if let counter = counters[code] { return counter }
+            let counter = registry.makeCounter(descriptor: metric("fallback_responses", unit: "total",
+                                                                  help: "Fallback pictures answered where a photo could not be had, by why"),
+                                               labels: [("code", code)])
+            counters[code] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     func recordRequest(route: Int, status: Int, duration: Duration) {

@@ -6,6 +6,7 @@ import NIOHTTP1
 import ThumbCache
 import ThumbFleet
 import ThumbPipeline
+import ThumbVariant
 
 /// `GET /v1/thumbnail`: the route asks the pipeline for the thumbnail (`ThumbnailPipeline.thumbnail`:
 /// a fresh hit, or the job that makes it, left if the client disconnects first) and writes the answer.
@@ -41,6 +42,10 @@ struct ThumbnailRoute: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            if let answer = try await fallback(for: error, key: key, spec: parsed.spec(for: key), variesByAccept: parsed.variesByAccept,
+                                               priority: Self.priority(of: request), wait: wait) {
+                return answer
+            }
             var problem = Problem.from(error, retryAfter: settings.retryAfterSeconds)
             problem.closesConnection = wait.closesConnection
             throw problem
@@ -51,6 +56,31 @@ struct ThumbnailRoute: Sendable {
         if wait.closesConnection { headers[.connection] = "close" }
         guard status == .ok else { return Response(status: status, headers: headers) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: result.bytes)))
+    }
+
+    /// The fallback picture in the asked variant, when one is configured and `error` means the photo
+    /// cannot be had (`FallbackPicture.standsIn`); nil keeps the problem document. Its status is
+    /// `server.fallback_status`, its max-age short, and `X-Thumbd-Error` names why.
+    private func fallback(for error: any Error, key: CacheKey, spec: Variant, variesByAccept: Bool, priority: WorkPriority,
+                          wait: ClientWait) async throws -> Response? {
+        guard let picture = settings.fallback.picture(forPreset: spec.preset), let code = FallbackPicture.standsIn(for: error) else { return nil }
+        let pipeline = pipeline
+        let made: PipelineResult
+        do { made = try await wait.run { try await pipeline.fallback(picture, for: key, spec: spec, priority: priority) } } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil  // the picture could not be made in this variant: the photo's problem is the answer
+        }
+        metrics.fellBack(code)
+        var headers = HTTPFields()
+        headers[.contentType] = made.contentType
+        headers[.cacheControl] = "public, max-age=\(settings.fallback.maxAgeSeconds)"
+        headers[.xThumbdError] = code
+        headers[.xCache] = "fallback"
+        if variesByAccept { headers[.vary] = "Accept" }
+        if wait.closesConnection { headers[.connection] = "close" }
+        return Response(status: HTTPResponse.Status(code: settings.fallback.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: made.bytes)))
     }
 
     /// A fleet's prefetch items arrive through the balancer like any request; they say so, and wait
@@ -203,6 +233,7 @@ extension HTTPField.Name {
     static let xCache = HTTPField.Name("X-Cache")!
     static let xCacheRevalidated = HTTPField.Name("X-Cache-Revalidated")!
     static let xThumbdColor = HTTPField.Name("X-Thumbd-Color")!
+    static let xThumbdError = HTTPField.Name("X-Thumbd-Error")!
     static let staleWarning = HTTPField.Name("Warning")!
     static let thumbdPriority = HTTPField.Name(EntryPointMaker.priorityHeader)!
 }
