@@ -12,7 +12,7 @@ ARGS        ?= serve
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev libheif-dev
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev libheif-dev libgif-dev libtiff-dev libjxl-dev
 # The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
 # gnuplot-nox draws `make bench-soak`'s chart (without it the soak still writes its summary and CSV).
 BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk gnuplot-nox
@@ -97,9 +97,9 @@ fleet-deps:
 # still missing fails or says SKIPPED with the reason. thumbhash-python pins an old Pillow it does
 # not need for hashing: --no-deps keeps the Pillow the other references use. The TLS origin tests
 # make their certificates (a CA, good, expired, self-signed) with the openssl command at run time.
-REFERENCE_PACKAGES := libgs-common openssl libheif-examples
+REFERENCE_PACKAGES := libgs-common openssl libheif-examples libjxl-tools
 reference-deps:
-	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management, TLS origin and HEIC tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests or the TLS origin tests will FAIL, the HEIC tests will be SKIPPED")
+	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management, TLS origin, HEIC and JPEG XL tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests or the TLS origin tests will FAIL, the HEIC and JPEG XL tests will be SKIPPED")
 	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
 	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \

@@ -53,6 +53,12 @@ let package = Package(
         .systemLibrary(name: "CHEIF", path: "Sources/C/CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/C/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", path: "Sources/C/CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CGIF", path: "Sources/C/CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CJXL", path: "Sources/C/CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CTIFF", path: "Sources/C/CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // TIFFGetField/TIFFSetField are variadic and libtiff's message handlers take a va_list: this bridge
+        // does both, opens files from memory, and keeps libtiff's messages off stderr.
+        .target(name: "CTIFFBridge", dependencies: ["CTIFF"], path: "Sources/C/CTIFFBridge"),
         // libpng reports errors with longjmp, which must never cross Swift frames: this C bridge keeps
         // every setjmp inside C and hands Swift plain status codes.
         .target(name: "CPNGBridge", dependencies: ["CPNG"], path: "Sources/C/CPNGBridge"),
@@ -78,10 +84,19 @@ let package = Package(
         .target(name: "AVIFCodec", dependencies: ["ImageCore", "CAVIF"], path: "Sources/Codecs/AVIFCodec"),
         // HEIC in (iPhone photos) through libheif; never written.
         .target(name: "HEIFCodec", dependencies: ["ImageCore", "CHEIF"], path: "Sources/Codecs/HEIFCodec"),
+        // Windows and OS/2 bitmaps: thumbd's own strict reader (no Debian library fits); never written.
+        .target(name: "BMPCodec", dependencies: ["ImageCore"], path: "Sources/Codecs/BMPCodec", swiftSettings: optimisedInDebug),
+        // GIF's first frame through giflib's record API; never written.
+        .target(name: "GIFCodec", dependencies: ["ImageCore", "CGIF"], path: "Sources/Codecs/GIFCodec", swiftSettings: optimisedInDebug),
+        // JPEG XL in and out through libjxl 0.7, single-threaded (thumbd runs one decode per core already).
+        .target(name: "JXLCodec", dependencies: ["ImageCore", "CJXL"], path: "Sources/Codecs/JXLCodec"),
+        // TIFF's first page through libtiff; never written.
+        .target(name: "TIFFCodec", dependencies: ["ImageCore", "CTIFF", "CTIFFBridge"], path: "Sources/Codecs/TIFFCodec", swiftSettings: optimisedInDebug),
         // Colour management (Little CMS): any source's colours to sRGB, below the codecs' one door.
         .target(name: "ColorManagement", dependencies: ["ImageCore", "CLCMS2"], path: "Sources/Codecs/ColorManagement"),
-        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "ColorManagement",
-                                                    "CJPEG", "CPNG", "CWebP", "CAVIF"], path: "Sources/Codecs/ImageCodecs"),
+        .target(name: "ImageCodecs", dependencies: ["ImageCore", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "BMPCodec",
+                                                    "GIFCodec", "JXLCodec", "TIFFCodec", "ColorManagement", "CJPEG", "CPNG", "CWebP", "CAVIF"],
+                path: "Sources/Codecs/ImageCodecs"),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
         .target(name: "ImageOps", dependencies: ["ImageCore"], path: "Sources/Imaging/ImageOps", swiftSettings: optimisedInDebug),
@@ -237,7 +252,7 @@ let package = Package(
         .target(
             name: "ThumbdFuzzTargets",
             dependencies: [
-                "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "Thumbnailer",
+                "ImageCore", "ImageCodecs", "JPEGCodec", "PNGCodec", "WebPCodec", "AVIFCodec", "HEIFCodec", "BMPCodec", "GIFCodec", "JXLCodec", "TIFFCodec", "Thumbnailer",
                 "UploadForms", "UploadPreparation", "ThumbCache", "ThumbServer", "ThumbPipeline", "ThumbVariant", "ThumbdConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -266,6 +281,11 @@ let package = Package(
         // HEIC files are made in the tests with libheif's heif-enc (libheif-examples), and with
         // libheif's encoder API where heif-enc 1.15 has no option (irot/imir, an ICC profile).
         .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "CHEIF"]),
+        .testTarget(name: "BMPCodecTests", dependencies: ["TestSupport", "BMPCodec", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["TestSupport", "GIFCodec", "ImageCore", "ImageQuality"]),
+        // djxl (reference decoder) and cjxl from libjxl-tools; python3 with Pillow.
+        .testTarget(name: "TIFFCodecTests", dependencies: ["TestSupport", "TIFFCodec", "ImageCore", "ImageQuality", "ColorManagement"]),
+        .testTarget(name: "JXLCodecTests", dependencies: ["TestSupport", "JXLCodec", "CJXL", "ImageCore", "ImageQuality"]),
         .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
         .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),

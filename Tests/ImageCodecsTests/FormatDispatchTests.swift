@@ -45,8 +45,8 @@ struct FormatDispatchTests {
     }
 
     @Test("other formats are refused as unsupported, naming what they are", arguments: [
-        ("GIF89a", "GIF"), ("II*\u{0}", "TIFF"), ("BM", "BMP"), ("\u{FF}\n", "JPEG XL"),
-        ("%PDF-1.7 not an image at all", "not a JPEG, PNG, WebP, AVIF or HEIC"),
+        ("\u{0}\u{0}\u{1}\u{0}", "ICO"),
+        ("%PDF-1.7 not an image at all", "not a JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL"),
     ])
     func refusedFormats(_ signature: String, _ named: String) {
         // Latin-1 bytes of the signature, then zeros: the sniffer decides on the first bytes.

@@ -43,8 +43,9 @@ struct ThumbnailCommandTests {
         let dir = try CLI.temporaryDirectory()
         let good = dir.appendingPathComponent("good.png")
         try Data(ImageCodecs.encode(SyntheticImage.gradient(width: 40, height: 40), .png)).write(to: good)
-        let gif = dir.appendingPathComponent("anim.jpg")
-        try Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8).write(to: gif)
+        // An icon named .jpg: the bytes decide, and thumbd reads no ICO.
+        let gif = dir.appendingPathComponent("icon.jpg")
+        try Data([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0] + [UInt8](repeating: 0, count: 32)).write(to: gif)
         let out = dir.appendingPathComponent("out")
         let result = try CLI.run(["thumbnail", good.path, gif.path, "--out-dir", out.path, "--size", "16"])
         #expect(result.status == 1)

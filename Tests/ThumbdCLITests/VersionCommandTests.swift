@@ -33,10 +33,10 @@ struct VersionCommandTests {
         }
 
         let libraries = Self.libraries(lines[1])
-        #expect(Set(libraries.keys) == ["libjpeg-turbo", "libpng", "libwebp", "libavif", "libheif", "lcms2", "SQLite"], "\(lines[1])")
+        #expect(Set(libraries.keys) == ["libjpeg-turbo", "libpng", "libwebp", "libavif", "libheif", "giflib", "libtiff", "libjxl", "lcms2", "SQLite"], "\(lines[1])")
         var compared = 0
         for (name, module) in [("libjpeg-turbo", "libturbojpeg"), ("libpng", "libpng"), ("libwebp", "libwebp"), ("libavif", "libavif"),
-                               ("libheif", "libheif"), ("lcms2", "lcms2"), ("SQLite", "sqlite3")] {
+                               ("libheif", "libheif"), ("giflib", "libgif"), ("libtiff", "libtiff-4"), ("libjxl", "libjxl"), ("lcms2", "lcms2"), ("SQLite", "sqlite3")] {
             guard ChildProcess.isInstalled("pkg-config"),
                   let packaged = try? ChildProcess.run("pkg-config", ["--modversion", module], timeoutSeconds: 30),
                   packaged.status == 0 else {
@@ -46,7 +46,7 @@ struct VersionCommandTests {
             #expect(libraries[name] == packaged.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "\(name)")
             compared += 1
         }
-        print("--version: \(compared) of 7 library versions compared with pkg-config")
+        print("--version: \(compared) of 10 library versions compared with pkg-config")
 
         #expect(lines[2].wholeMatch(of: /swift \d+\.\d+( or later)?/) != nil, "\(lines[2])")
     }

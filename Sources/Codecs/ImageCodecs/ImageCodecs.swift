@@ -1,4 +1,8 @@
 import AVIFCodec
+import BMPCodec
+import GIFCodec
+import JXLCodec
+import TIFFCodec
 import ColorManagement
 import HEIFCodec
 import ImageCore
@@ -13,12 +17,14 @@ public enum ImageCodecs {
         case .supported(let format):
             return format
         case .unsupported(let name):
-            throw .unsupported("\(name) images are not supported; thumbd reads JPEG, PNG, WebP, AVIF and HEIC")
+            throw .unsupported("\(name) images are not supported; thumbd reads \(readable)")
         case .unknown:
             if data.isEmpty { throw .corrupt("the file is empty") }
-            throw .unsupported("not a JPEG, PNG, WebP, AVIF or HEIC image (unrecognised signature)")
+            throw .unsupported("not a JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL image (unrecognised signature)")
         }
     }
+
+    static let readable = "JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP and JPEG XL"
 
     /// Header facts (size, alpha, orientation) without decoding pixels; the size is checked against
     /// `limits` as soon as the header gives it.
@@ -29,7 +35,10 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.readInfo(data)
         case .avif: try AVIFCodec.readInfo(data, limits: limits)
         case .heic: try HEIFCodec.readInfo(data, limits: limits)
-        case let other: throw notReadable(other)
+        case .gif: try GIFCodec.readInfo(data, limits: limits)
+        case .bmp: try BMPCodec.readInfo(data, limits: limits)
+        case .jxl: try JXLCodec.readInfo(data, limits: limits)
+        case .tiff: try TIFFCodec.readInfo(data, limits: limits)
         }
         try limits.check(width: info.width, height: info.height)
         return info
@@ -61,7 +70,10 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.embeddedColor(in: data)
         case .avif: AVIFCodec.iccProfile(in: data).map(EmbeddedColor.iccProfile) ?? .unspecified
         case .heic: try HEIFCodec.embeddedColor(in: data)
-        case let other: throw notReadable(other)
+        case .gif: try GIFCodec.embeddedColor(in: data)
+        case .bmp: try BMPCodec.embeddedColor(in: data)
+        case .jxl: try JXLCodec.embeddedColor(in: data)
+        case .tiff: try TIFFCodec.embeddedColor(in: data)
         }
         return ColorManagement.changesColors(color)
     }
@@ -76,11 +88,14 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)
         case .heic: try HEIFCodec.decode(data, limits: limits, scale: scale)
-        case let other: throw notReadable(other)
+        case .gif: try GIFCodec.decode(data, limits: limits, scale: scale)
+        case .bmp: try BMPCodec.decode(data, limits: limits, scale: scale)
+        case .jxl: try JXLCodec.decode(data, limits: limits, scale: scale)
+        case .tiff: try TIFFCodec.decode(data, limits: limits, scale: scale)
         }
     }
 
-    /// The metadata the file carries beside its pixels; nil for PNG, AVIF and HEIC, whose metadata is
+    /// The metadata the file carries beside its pixels; nil for the formats other than JPEG and WebP, whose metadata is
     /// not inspected (nothing hands one on unchanged: a HEIC is always re-encoded).
     public static func metadata(in data: [UInt8]) throws(ImageError) -> EmbeddedMetadata? {
         switch try format(of: data) {
@@ -88,10 +103,6 @@ public enum ImageCodecs {
         case .webp: try WebPCodec.metadata(in: data)
         default: nil
         }
-    }
-
-    private static func notReadable(_ format: ImageFormat) -> ImageError {
-        .unsupported("\(format.rawValue.uppercased()) images are not supported yet")
     }
 
     /// The JPEG without its metadata, losslessly (see `JPEGCodec.removingMetadata`).

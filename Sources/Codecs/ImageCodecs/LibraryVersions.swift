@@ -3,7 +3,10 @@ import CJPEG
 import CPNG
 import CWebP
 import ColorManagement
+import GIFCodec
 import HEIFCodec
+import JXLCodec
+import TIFFCodec
 
 /// The versions of the image libraries thumbd runs with, for `thumbd --version` and bug reports.
 public struct CodecLibraryVersions: Sendable, Equatable {
@@ -19,6 +22,12 @@ public struct CodecLibraryVersions: Sendable, Equatable {
     public var libavif: String
     /// libheif as loaded at run time (HEIC input).
     public var libheif: String
+    /// giflib as compiled against (it has no call that reports the loaded library's version).
+    public var giflib: String
+    /// libjxl as loaded at run time (JPEG XL).
+    public var libjxl: String
+    /// libtiff as loaded at run time.
+    public var libtiff: String
 }
 
 extension ImageCodecs {
@@ -32,7 +41,10 @@ extension ImageCodecs {
             libwebp: dotted(Int(WebPGetDecoderVersion()), bases: [0x10000, 0x100]),
             lcms2: ColorManagement.libraryVersion,
             libavif: String(cString: avifVersion()),
-            libheif: HEIFCodec.libraryVersion
+            libheif: HEIFCodec.libraryVersion,
+            giflib: GIFCodec.libraryVersion,
+            libjxl: JXLCodec.libraryVersion,
+            libtiff: TIFFCodec.libraryVersion
         )
     }
 

@@ -63,24 +63,34 @@ public enum SniffedFormat: Equatable, Sendable {
     case unknown
 
     public static func sniff<Bytes: Collection>(_ data: Bytes) -> SniffedFormat where Bytes.Element == UInt8 {
-        let head = Array(data.prefix(16))
+        let head = Array(data.prefix(18))
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
         }
         if starts([0xFF, 0xD8, 0xFF]) { return .supported(.jpeg) }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .supported(.png) }
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .supported(.webp) }
-        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .unsupported("GIF") }
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .unsupported("TIFF") }
-        if starts(Array("BM".utf8)) { return .unsupported("BMP") }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .supported(.gif) }
+        // Classic TIFF and BigTIFF, either byte order.
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00])
+            || starts([0x4D, 0x4D, 0x00, 0x2B]) { return .supported(.tiff) }
+        if starts(Array("BM".utf8)) { return isBMP(head) ? .supported(.bmp) : .unsupported("BMP") }
         if starts(Array("ftyp".utf8), at: 4) {
             if isAVIF(data) { return .supported(.avif) }
             if isHEIC(data) { return .supported(.heic) }
             return .unsupported("ISO media (MP4, QuickTime or a HEIF kind other than AVIF and HEIC)")
         }
-        if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .unsupported("JPEG XL") }
+        if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .supported(.jxl) }
         if starts([0x00, 0x00, 0x01, 0x00]) { return .unsupported("ICO") }
         return .unknown
+    }
+
+    /// "BM" alone is two letters any text may start with: a bitmap also names one of the DIB header
+    /// sizes Windows and OS/2 wrote (12, 16 to 64, 108, 124) at offset 14. BMPCodec checks the rest.
+    static func isBMP(_ head: [UInt8]) -> Bool {
+        guard head.count >= 18 else { return head.count > 2 }
+        let size = UInt32(head[14]) | UInt32(head[15]) << 8 | UInt32(head[16]) << 16 | UInt32(head[17]) << 24
+        return size == 12 || (16...64).contains(size) || size == 108 || size == 124
     }
 
     /// Whether `data` starts with an ISO-BMFF `ftyp` box whose major or compatible brands include

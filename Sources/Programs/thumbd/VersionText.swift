@@ -9,7 +9,7 @@ enum VersionText {
         let codecs = ImageCodecs.libraryVersions
         return """
             thumbd \(BuildInfo.version) (commit \(BuildInfo.commit ?? "unknown"), built \(BuildInfo.buildDate))
-            libjpeg-turbo \(codecs.libjpegTurbo), libpng \(codecs.libpng), libwebp \(codecs.libwebp), libavif \(codecs.libavif), libheif \(codecs.libheif), lcms2 \(codecs.lcms2), SQLite \(DiskCache.sqliteVersion)
+            libjpeg-turbo \(codecs.libjpegTurbo), libpng \(codecs.libpng), libwebp \(codecs.libwebp), libavif \(codecs.libavif), libheif \(codecs.libheif), giflib \(codecs.giflib), libtiff \(codecs.libtiff), libjxl \(codecs.libjxl), lcms2 \(codecs.lcms2), SQLite \(DiskCache.sqliteVersion)
             swift \(BuildInfo.compilerVersion)
             """
     }
