@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConsoleText
 import Foundation
+import ThumbCache
 
 /// `thumbd-bench cache`: the cache's targets, measured on a scratch directory.
 struct BenchCacheCommand: AsyncParsableCommand {
@@ -8,25 +9,25 @@ struct BenchCacheCommand: AsyncParsableCommand {
         commandName: "cache",
         abstract: "Measure the cache at any size: first answer after each kind of stop, memory per entry, lookups, inserts.",
         discussion: """
-            Fills a cache directory with --entries entries (in bulk: the files and index rows the
-            cache writes, without going through a daemon; about 1,000-4,000 bytes each), or reuses
-            --dir when it already holds that many. Then, in process: opening it after a clean close,
-            after a kill and after a simulated machine crash (the repair then runs in the background:
-            how long it takes), disk lookups (p50/p99), inserts that must evict (p50/p99, entries
-            evicted per insert), and a fill of twice a small limit, sampling the disk total after
-            every insert. Then `thumbd serve` itself (the thumbd beside this program) on that
-            directory: the time from its start to /readyz, to a cached entry answered and to a miss
-            answered, after a clean stop, after SIGKILL and after a simulated machine crash; and its
-            VmRSS against the same daemon on an empty cache, per entry. Then the memory tier's hits
+            Fills a cache directory with --entries entries (in bulk: the files and index rows the \
+            cache writes, without going through a daemon; about 1,000-4,000 bytes each), or reuses \
+            --dir when it already holds that many. Then, in process: opening it after a clean close, \
+            after a kill and after a simulated machine crash (the repair then runs in the background: \
+            how long it takes), disk lookups (p50/p99), inserts that must evict (p50/p99, entries \
+            evicted per insert), and a fill of twice a small limit, sampling the disk total after \
+            every insert. Then `thumbd serve` itself (the thumbd beside this program) on that \
+            directory: the time from its start to /readyz, to a cached entry answered and to a miss \
+            answered, after a clean stop, after SIGKILL and after a simulated machine crash; and its \
+            VmRSS against the same daemon on an empty cache, per entry. Then the memory tier's hits \
             per second from concurrent tasks.
 
-            Targets: first answer within 1 s of the start after any stop; VmRSS at most 200 bytes an
-            entry over the base; lookup p99 < 1 ms; insert with eviction p99 < 5 ms; the fill never
+            Targets: first answer within 1 s of the start after any stop; VmRSS at most 200 bytes an \
+            entry over the base; lookup p99 < 1 ms; insert with eviction p99 < 5 ms; the fill never \
             above its limit; memory >= 5 million hits/s on 2 cores.
 
-            --fill-only --dir DIR --entries N leaves at DIR a cache that
-            `THUMBD_CACHE_DIR=DIR thumbd serve` opens as it is (give the daemon a disk limit that
-            holds it, e.g. THUMBD_CACHE_DISK_MAX_MIB). 10,000,000 entries take about 40 GB of disk
+            --fill-only --dir DIR --entries N leaves at DIR a cache that \
+            `THUMBD_CACHE_DIR=DIR thumbd serve` opens as it is (give the daemon a disk limit that \
+            holds it, e.g. THUMBD_CACHE_DISK_MAX_MIB). 10,000,000 entries take about 40 GB of disk \
             (a 4 KiB block each) and 10 million inodes.
             """
     )
@@ -58,6 +59,9 @@ struct BenchCacheCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-lookups"), help: "Lookups per task for the memory-tier measurement.")
     var memoryLookups: Int = 2_000_000
 
+    @Option(name: .customLong("insert-fsync"), help: "cache.fsync for the timed inserts: none, data (the default users run) or full.")
+    var insertFsync: FsyncPolicy = .data
+
     func run() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-bench-cache-\(getpid())", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -72,6 +76,7 @@ struct BenchCacheCommand: AsyncParsableCommand {
         var options = DiskCacheBenchmark.Options()
         options.entries = entries
         options.inserts = min(options.inserts, entries / 10)  // the daemon's figures need most entries still there
+        options.fsync = insertFsync
         let disk = try DiskCacheBenchmark.run(cacheDir: directory, scratch: scratch, options: options, populateSeconds: populateSeconds,
                                               progress: say)
         let daemon = noDaemon ? nil : try DaemonStartBenchmark.run(thumbd: try ThumbdExecutable.required(), cacheDir: directory,
@@ -150,3 +155,5 @@ struct BenchCacheReport: Encodable {
         return out.joined(separator: "\n")
     }
 }
+
+extension FsyncPolicy: ExpressibleByArgument {}
