@@ -49,12 +49,16 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:symbolize=1:
 # target  max_len  dictionary  seed sources (TestImages/ and CORPORA folders, by file extension)
 # A target missing here, or a row for a target thumbd-fuzz does not have, is an error.
 TABLE="
-thumbnail 32768 image     images:jpg,jpeg,png,webp,avif,heic
+thumbnail 32768 image     images:jpg,jpeg,png,webp,avif,heic,gif,tif,tiff,bmp,jxl
 jpeg      32768 jpeg.dict images:jpg,jpeg
 png       32768 png.dict  images:png
 webp      32768 webp.dict images:webp
 avif      16384 avif.dict images:avif
 heic      16384 heic.dict images:heic
+gif       16384 gif.dict  images:gif
+tiff      32768 tiff.dict images:tif,tiff
+bmp       16384 bmp.dict  images:bmp
+jxl       16384 jxl.dict  images:jxl
 exif      2048  exif.dict -
 multipart 16384 multipart.dict -
 query     2048  query.dict -
@@ -115,8 +119,9 @@ seed() {
 dictionary() {
     local name=$1
     if [ "$name" = image ]; then
-        # The whole thumbnail path reads every format: one dictionary of all five.
-        cat "$DICTS/jpeg.dict" "$DICTS/png.dict" "$DICTS/webp.dict" "$DICTS/avif.dict" "$DICTS/heic.dict" > "$RUN/image.dict"
+        # The whole thumbnail path reads every format: one dictionary of them all.
+        cat "$DICTS/jpeg.dict" "$DICTS/png.dict" "$DICTS/webp.dict" "$DICTS/avif.dict" "$DICTS/heic.dict" \
+            "$DICTS/gif.dict" "$DICTS/tiff.dict" "$DICTS/bmp.dict" "$DICTS/jxl.dict" > "$RUN/image.dict"
         echo "$RUN/image.dict"
     else
         echo "$DICTS/$name"

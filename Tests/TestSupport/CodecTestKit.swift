@@ -1,3 +1,4 @@
+import ChildProcess
 import CropScenes
 import Foundation
 import ImageCore
@@ -96,6 +97,14 @@ public enum Pillow {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
+    }
+
+    /// Runs another reference tool (djxl, cjxl), failing with its output when it fails.
+    public static func runTool(_ executable: String, _ arguments: [String]) throws {
+        let result = try ChildProcess.run(executable, arguments, timeoutSeconds: 120)
+        guard result.status == 0 else {
+            throw Failure(description: "\(executable) exited \(result.status): \(result.stderrText)")
+        }
     }
 
     @discardableResult

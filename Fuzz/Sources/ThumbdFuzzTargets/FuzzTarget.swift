@@ -7,7 +7,7 @@ import Darwin
 /// The parsers thumbd runs on strangers' bytes, one fuzz target each. Every target takes any bytes
 /// and must neither crash nor trip a sanitizer; a refusal (a thrown error) is a good outcome.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case thumbnail, jpeg, png, webp, avif, heic, exif, multipart, query, page, config
+    case thumbnail, jpeg, png, webp, avif, heic, gif, tiff, bmp, jxl, exif, multipart, query, page, config
 
     /// Names the target for child processes libFuzzer starts (fork mode, crash minimisation), which
     /// get libFuzzer's own arguments only.
@@ -24,6 +24,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .webp: "WebP: the RIFF container parser, header, metadata and libwebp's decode"
         case .avif: "AVIF: ftyp sniffing, libavif's parse, ICC lookup and decode"
         case .heic: "HEIC: ftyp sniffing, the box and grid-canvas checks, libheif's parse, colour lookup and decode"
+        case .gif: "GIF: the screen check, giflib's record walk to the first frame, its limits, LZW decode and compositing"
+        case .tiff: "TIFF: the header and directory checks, libtiff's read from memory, strips and tiles, samples to RGBA or CMYK"
+        case .bmp: "BMP: thumbd's own reader: every header kind, masks, palettes, RLE4 and RLE8, embedded profiles"
+        case .jxl: "JPEG XL: the signature and container checks, libjxl's header, colour encoding and first-frame decode"
         case .exif: "EXIF orientation: the TIFF reader alone and inside JPEG APP1, WebP EXIF and PNG eXIf"
         case .multipart: "upload form: Content-Type line, then a multipart/form-data body fed in pieces"
         case .query: "thumbnail query (and Accept after a newline): parameters, URL normaliser, cache keys"
@@ -42,6 +46,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .webp: try WebPFuzz.run(data)
         case .avif: try AVIFFuzz.run(data)
         case .heic: try HEICFuzz.run(data)
+        case .gif: try GIFFuzz.run(data)
+        case .tiff: try TIFFFuzz.run(data)
+        case .bmp: try BMPFuzz.run(data)
+        case .jxl: try JXLFuzz.run(data)
         case .exif: try ExifFuzz.run(data)
         case .multipart: try MultipartFuzz.run(data)
         case .query: try QueryFuzz.run(data)

@@ -10,6 +10,8 @@ public enum SeedMaker {
         case .avif: SeedImages.all.filter { $0.name.hasSuffix(".avif") }
         // thumbd writes no HEIC: its seeds are TestImages/heic (made by Scripts/heic_testimages.py).
         case .heic: []
+        // Nor GIF, TIFF, BMP or JPEG XL: TestImages/gif, tiff, bmp and jxl (Scripts/*_testimages.py).
+        case .gif, .tiff, .bmp, .jxl: []
         case .exif: SeedTexts.exif
         case .multipart: SeedTexts.multipart
         case .query: SeedTexts.queries.enumerated().map { ("query-\($0.offset).txt", Array($0.element.utf8)) }
