@@ -211,7 +211,7 @@ bench-prepare: deps release
 SANITIZE_FLAGS := --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 SANITIZE_ENV := THUMBD_SANITIZER=address SWIFT_BACKTRACE=enable=no UBSAN_OPTIONS=print_stacktrace=1 \
   ASAN_OPTIONS=detect_leaks=0:max_allocation_size_mb=1024:hard_rss_limit_mb=1536
-SANITIZED_TESTS := BrokenCorpus|ThumbnailCommandTests|PNGCodecTests|PNGRobustness|PNGSuite|WebPCodecTests|JPEGCodecTests|JPEGConformance|AVIFCodecTests|ColorManagementTests|ImagePlaceholderTests|ThumbnailerTests|MultipartReaderTests|FuzzRegressionTests
+SANITIZED_TESTS := BrokenCorpus|ThumbnailCommandTests|PNGCodecTests|PNGRobustness|PNGSuite|WebPCodecTests|JPEGCodecTests|JPEGConformance|AVIFCodecTests|BMPCodecTests|GIFCodecTests|TIFFCodecTests|JXLCodecTests|ColorManagementTests|ImagePlaceholderTests|ThumbnailerTests|MultipartReaderTests|FuzzRegressionTests
 
 asan-broken: deps
 	$(SANITIZE_ENV) $(SWIFT) test $(SANITIZE_FLAGS) --scratch-path .build-asan --filter '$(SANITIZED_TESTS)'

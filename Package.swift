@@ -332,7 +332,7 @@ let package = Package(
             name: "ThumbServerTests",
             dependencies: [
                 "ObjectStorage",
-                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation",
+                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation", "ImageQuality",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

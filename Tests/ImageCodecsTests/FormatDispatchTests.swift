@@ -35,7 +35,7 @@ struct FormatDispatchTests {
     }
 
     @Test("what the door writes it reads back as the same format and size", arguments: [
-        EncodeSettings.jpeg(quality: 85), .png, .webp(quality: 80), .avif(quality: 60),
+        EncodeSettings.jpeg(quality: 85), .png, .webp(quality: 80), .avif(quality: 60), .jxl(quality: 82),
     ])
     func encodedRoundTrip(_ settings: EncodeSettings) throws {
         let bytes = try ImageCodecs.encode(Self.opaque, settings)

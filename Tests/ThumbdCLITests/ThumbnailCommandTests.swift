@@ -39,6 +39,26 @@ struct ThumbnailCommandTests {
         #expect(try CLI.run(["thumbnail", input.path, "-o", avif.path, "--avif-speed", "11"]).status == 2)
     }
 
+    /// JPEG XL is written by name (`-o thumb.jxl`, `--format jxl`) and read back; the formats thumbd
+    /// only reads are a usage error as outputs, naming the ones it writes.
+    @Test func jpegXLOutAndReadOnlyFormats() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = dir.appendingPathComponent("in.png")
+        try Data(ImageCodecs.encode(SyntheticImage.gradient(width: 160, height: 90), .png)).write(to: input)
+        let jxl = dir.appendingPathComponent("out.jxl")
+        let made = try CLI.run(["thumbnail", input.path, "-o", jxl.path, "--size", "40"])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let decoded = try ImageCodecs.decode(TestPaths.bytes(jxl))
+        #expect(decoded.info.format == .jxl && decoded.pixels.width == 40)
+        let named = dir.appendingPathComponent("named.img")
+        #expect(try CLI.run(["thumbnail", input.path, "-o", named.path, "--format", "jxl", "--size", "20"]).status == 0)
+        #expect(try ImageCodecs.format(of: TestPaths.bytes(named)) == .jxl)
+        for output in ["out.gif", "out.tif", "out.bmp", "out.heic"] {
+            let refused = try CLI.run(["thumbnail", input.path, "-o", dir.appendingPathComponent(output).path])
+            #expect(refused.status == 2 && refused.stderrText.contains(".jxl"), "\(output): \(refused.stderrText)")
+        }
+    }
+
     @Test func aBadFileInABatchFailsAloneWithItsCode() throws {
         let dir = try CLI.temporaryDirectory()
         let good = dir.appendingPathComponent("good.png")

@@ -110,7 +110,7 @@ public enum ImageCodecs {
         try JPEGCodec.removingMetadata(data)
     }
 
-    /// Writes JPEG, PNG, WebP or AVIF (`EncodeSettings` has no HEIC: it is read only).
+    /// Writes JPEG, PNG, WebP, AVIF or JPEG XL (`EncodeSettings` has no HEIC, GIF, TIFF or BMP: they are read only).
     public static func encode(_ image: PixelBuffer, _ settings: EncodeSettings) throws(ImageError) -> [UInt8] {
         switch settings {
         case .jpeg(let quality, let progressive):
@@ -123,6 +123,8 @@ public enum ImageCodecs {
             try WebPCodec.encode(image, quality: nil)
         case .avif(let quality, let speed):
             try AVIFCodec.encode(image, quality: EncodeSettings.libavifQuality(matchingJPEG: quality), speed: speed)
+        case .jxl(let quality, let effort):
+            try JXLCodec.encode(image, quality: quality, effort: effort)
         }
     }
 }

@@ -13,7 +13,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case tiff
     /// Read only (Windows and OS/2 bitmaps).
     case bmp
-    /// JPEG XL (recent iPhones, Safari).
+    /// JPEG XL (recent iPhones, Safari): read, and written when asked for by name.
     case jxl
 
     /// Formats thumbd encodes. HEIC is only read (an HEVC encoder is a patent licence and a slow
@@ -21,7 +21,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// thumbnail should be written in.
     public var isWritable: Bool { Self.encoded.contains(self) }
 
-    private static let encoded: Set<ImageFormat> = [.jpeg, .png, .webp, .avif]
+    private static let encoded: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .jxl]
 
     /// The formats thumbd encodes, in the order they are offered.
     public static let writable: [ImageFormat] = allCases.filter(\.isWritable)

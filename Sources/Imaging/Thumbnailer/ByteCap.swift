@@ -45,7 +45,7 @@ extension EncodeSettings {
     /// The quality a lossy encoding is written at; nil for lossless ones.
     public var quality: Int? {
         switch self {
-        case .jpeg(let quality, _), .webp(let quality), .avif(let quality, _): quality
+        case .jpeg(let quality, _), .webp(let quality), .avif(let quality, _), .jxl(let quality, _): quality
         default: nil
         }
     }
@@ -56,6 +56,7 @@ extension EncodeSettings {
         case .jpeg(_, let progressive): .jpeg(quality: quality, progressive: progressive)
         case .webp: .webp(quality: quality)
         case .avif(_, let speed): .avif(quality: quality, speed: speed)
+        case .jxl(_, let effort): .jxl(quality: quality, effort: effort)
         default: self
         }
     }

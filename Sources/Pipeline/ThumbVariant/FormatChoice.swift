@@ -18,6 +18,7 @@ extension Variant {
         case .png: .png
         case .webp: .webp(quality: quality)
         case .avif: .avif(quality: quality, speed: avifSpeed)
+        case .jxl: .jxl(quality: quality)
         case .auto:
             // Under a byte cap, a transparent thumbnail is lossy WebP: PNG has no quality to lower.
             !hasAlpha(source: source) ? .jpeg(quality: quality)
@@ -57,6 +58,7 @@ extension Variant {
         case .png: .png
         case .webp: .webp
         case .avif: .avif
+        case .jxl: .jxl
         }
     }
 }

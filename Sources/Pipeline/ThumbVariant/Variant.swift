@@ -11,7 +11,9 @@ public struct Variant: Sendable, Hashable {
         /// JPEG for opaque thumbnails, PNG for transparent ones (WebP for transparent WebP sources);
         /// the server makes it AVIF or WebP for clients that accept them (`negotiated(accept:)`).
         case auto
-        case jpeg, png, webp, avif
+        /// JPEG XL only when named: `auto` never picks it (no browser but Safari shows it, and
+        /// Safari takes AVIF, which auto already gives it).
+        case jpeg, png, webp, avif, jxl
 
         /// Whether the format keeps an alpha channel (auto does when the thumbnail has one).
         public var carriesAlpha: Bool { self != .jpeg }

@@ -76,7 +76,7 @@ public enum VariantParser {
         let trim = try given["trim"].map { value throws(VariantError) in try flag("trim", value) } ?? false
         let formatText = try given["format"].map { value throws(VariantError) in try text("format", value) } ?? Variant.Format.auto.rawValue
         guard let format = Variant.Format(rawValue: formatText.lowercased() == "jpg" ? "jpeg" : formatText.lowercased()) else {
-            throw VariantError(.invalidParameter("format"), "format must be auto, jpeg, png, webp or avif, not \"\(formatText)\"")
+            throw VariantError(.invalidParameter("format"), "format must be auto, jpeg, png, webp, avif or jxl, not \"\(formatText)\"")
         }
         var background: PadBackground?
         if let value = given["bg"] {

@@ -21,7 +21,7 @@ struct SignCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A configured preset instead of the variant options.", valueName: "NAME")) var preset: String?
     @OptionGroup(title: "The variant (as the API's query parameters)") var variantOptions: VariantOptions
-    @Option(help: ArgumentHelp("auto, jpeg, png, webp or avif.", valueName: "FORMAT")) var format: String?
+    @Option(help: ArgumentHelp("auto, jpeg, png, webp, avif or jxl.", valueName: "FORMAT")) var format: String?
     @Option(help: "The signing key (default: the configuration's).") var key: String?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Option(help: "The daemon's base URL (default: from server.listen).") var base: String?

@@ -60,7 +60,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "The variant (as the API's query parameters)")
     var variantOptions: VariantOptions
 
-    @Option(help: ArgumentHelp("Output format: jpeg, png, webp or avif. Default: from -o's extension, else JPEG for opaque thumbnails and PNG (WebP for WebP sources) for transparent ones.", valueName: "FORMAT"))
+    @Option(help: ArgumentHelp("Output format: jpeg, png, webp, avif or jxl. Default: from -o's extension, else JPEG for opaque thumbnails and PNG (WebP for WebP sources) for transparent ones.", valueName: "FORMAT"))
     var format: String?
 
     @Option(help: ArgumentHelp("A preset from the configuration (presets: in the YAML file): its size, fit, gravity or focus, trim, format and quality, instead of those options.", valueName: "NAME"))
@@ -95,7 +95,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let format, format.lowercased() != "auto", Variant.Format(rawValue: format.lowercased() == "jpg" ? "jpeg" : format.lowercased()) == nil {
-            throw ValidationError("--format must be jpeg, png, webp or avif, not \"\(format)\"")
+            throw ValidationError("--format must be jpeg, png, webp, avif or jxl, not \"\(format)\"")
         }
         guard (0...10).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 10.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
@@ -108,7 +108,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         default: break
         }
         if let format = resolvedFormat(for: output, preset: nil), !format.isWritable {
-            throw ValidationError("thumbd reads \(format.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp or .avif, or give --format.")
+            throw ValidationError("thumbd reads \(format.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp, .avif or .jxl, or give --format.")
         }
         if lossless && preset == nil && resolvedFormat(for: output, preset: nil) != .webp {
             throw ValidationError("--lossless applies to WebP output only; add --format webp.")
@@ -205,7 +205,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         case .png: .png
         case .webp: lossless ? .webpLossless : .webp(quality: quality)
         case .avif: .avif(quality: quality, speed: avifSpeed)
-        case .heic, .gif, .tiff, .bmp, .jxl, nil: nil  // formats thumbd only reads are refused in validate()
+        case .jxl: .jxl(quality: quality)
+        case .heic, .gif, .tiff, .bmp, nil: nil  // formats thumbd only reads are refused in validate()
         }
     }
 
@@ -230,6 +231,7 @@ extension ImageFormat: ExpressibleByArgument {
         case "png": self = .png
         case "webp": self = .webp
         case "avif": self = .avif
+        case "jxl": self = .jxl
         default: return nil
         }
     }

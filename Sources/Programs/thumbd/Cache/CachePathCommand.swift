@@ -27,7 +27,7 @@ struct CachePathCommand: AsyncParsableCommand {
     @Option(help: "Only this fit: cover, contain or pad.")
     var fit: String?
 
-    @Option(help: "Only this format: jpeg, png, webp or avif.")
+    @Option(help: "Only this format: jpeg, png, webp, avif or jxl.")
     var format: String?
 
     @Option(help: "Only this gravity: center, smart, focus (any focal point) or one point (focus=0.25,0.6).")

@@ -37,7 +37,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("include-images"), help: "Detail images too, not only each product's thumbnail.") var includeImages = false
     @Option(help: ArgumentHelp("A configured preset (presets: in the YAML file): its whole variant, instead of the options below.", valueName: "NAME")) var preset: String?
     @OptionGroup(title: "The variant (as the API's query parameters)") var variantOptions: VariantOptions
-    @Option(help: ArgumentHelp("auto, jpeg, png, webp or avif (default auto).", valueName: "FORMAT")) var format: String?
+    @Option(help: ArgumentHelp("auto, jpeg, png, webp, avif or jxl (default auto).", valueName: "FORMAT")) var format: String?
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
 
