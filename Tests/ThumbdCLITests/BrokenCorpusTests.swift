@@ -101,3 +101,84 @@ struct BrokenHEICTests {
         print("broken HEIC: \(files.count) files, \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
     }
 }
+
+/// Broken GIF, TIFF, BMP and JPEG XL files through `thumbd thumbnail` in one batch, as the broken
+/// corpus goes (it holds none of them): each format's committed test files cut at many points and
+/// with flipped bytes, plus headers that claim 65535 x 65535 or more over a few bytes. No crash, no
+/// hang, bounded memory, known codes; a cut is `truncated_image`, a lie `pixel_limit_exceeded`.
+struct BrokenInputFormatTests {
+    static let sources: [(format: String, files: [String])] = [
+        ("gif", ["still.gif", "interlaced.gif", "animated.gif"]),
+        ("tiff", ["grey8.tif", "bigtiff-rgb8.tif", "cmyk8.tif"]),
+        ("bmp", ["pillow_rgb24.bmp", "rle8.bmp", "v5_embedded_profile.bmp"]),
+        ("jxl", ["lossy_rgb_48x32.jxl", "lossless_rgba_32x24.jxl", "container_lossy_rgb_48x32.jxl"]),
+    ]
+
+    /// A copy of `bytes` whose header claims a huge canvas, or nil where this test cannot say one
+    /// simply (JPEG XL's sizes are bit-packed: JXLCodecTests lies in them).
+    static func lying(_ format: String, _ bytes: [UInt8]) -> [UInt8]? {
+        var data = bytes
+        switch format {
+        case "gif":
+            data.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        case "bmp":
+            data.replaceSubrange(18..<26, with: [0xA0, 0x86, 0x01, 0x00, 0xA0, 0x86, 0x01, 0x00])  // 100000 x 100000
+        case "tiff":
+            // ImageWidth and ImageLength entries (classic little-endian TIFF, SHORT or LONG, count 1) set to 65535.
+            guard data.starts(with: [0x49, 0x49, 0x2A, 0x00]) else { return nil }
+            var changed = 0
+            for tag: UInt8 in [0x00, 0x01] {
+                for type: UInt8 in [3, 4] {
+                    let entry: [UInt8] = [tag, 0x01, type, 0, 1, 0, 0, 0]
+                    guard let at = (0..<(data.count - 12)).first(where: { Array(data[$0..<$0 + 8]) == entry }) else { continue }
+                    data.replaceSubrange(at + 8..<at + 12, with: [0xFF, 0xFF, 0, 0])
+                    changed += 1
+                }
+            }
+            if changed < 2 { return nil }
+        default:
+            return nil
+        }
+        return data
+    }
+
+    @Test func everyBrokenInputIsHandled() throws {
+        var files: [(name: String, bytes: [UInt8], expected: String?)] = []
+        for (format, names) in Self.sources {
+            for name in names {
+                let bytes = try TestPaths.bytes(TestPaths.testImages.appendingPathComponent("\(format)/\(name)"))
+                // Past the middle a cut may leave what is shown whole (an animation's first frame, a
+                // BMP's pixels before its trailing profile): decoded or refused, never a crash.
+                for fraction in [0.1, 0.3, 0.5, 0.7, 0.9] {
+                    let length = max(4, Int(Double(bytes.count) * fraction))
+                    files.append(("\(name)-cut-\(length)", Array(bytes.prefix(length)), fraction <= 0.5 ? "truncated_image" : nil))
+                }
+                var random = SeededRandom(seed: UInt64(bytes.count))
+                for index in 0..<8 {
+                    var damaged = bytes
+                    for _ in 0..<3 { damaged[Int(random.next() % UInt64(damaged.count))] ^= 0xFF }
+                    files.append(("\(name)-flipped-\(index)", damaged, nil))
+                }
+                if let lie = Self.lying(format, bytes) { files.append(("\(name)-huge", lie, "pixel_limit_exceeded")) }
+            }
+        }
+        let dir = try CLI.temporaryDirectory()
+        var inputs: [String] = []
+        for (index, file) in files.enumerated() {
+            let url = dir.appendingPathComponent("in/\(index)-\(file.name)")
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file.bytes).write(to: url)
+            inputs.append(url.path)
+        }
+        let codes = try BrokenCorpusTests.thumbnailBatch(inputs, out: dir, size: 32, timeout: 300, what: "broken GIF, TIFF, BMP and JPEG XL")
+        var tally: [String: Int] = [:]
+        for (file, input) in zip(files, inputs) {
+            let code = codes[input]
+            tally[code ?? "decoded", default: 0] += 1
+            if let code { #expect(BrokenCorpusTests.knownCodes.contains(code), "\(file.name): unknown code \(code)") }
+            if let expected = file.expected { #expect(code == expected, "\(file.name): \(code ?? "decoded")") }
+        }
+        #expect(files.filter { $0.name.hasSuffix("-huge") }.count == 8, "a lie for every GIF, BMP and classic TIFF source")
+        print("broken GIF, TIFF, BMP, JPEG XL: \(files.count) files, \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+    }
+}
