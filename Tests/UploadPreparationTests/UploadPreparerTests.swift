@@ -166,7 +166,7 @@ struct UploadPreparerTests {
             #expect([.corruptImage, .truncatedImage].contains(error.code), "\(error)")
         }
         sources[2] = SourceImage(name: "notes.txt", bytes: Array("not an image".utf8))
-        await #expect(throws: UploadError(.unsupportedFormat, "not a JPEG, PNG, WebP, AVIF or HEIC image (unrecognised signature)",
+        await #expect(throws: UploadError(.unsupportedFormat, "not a JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL image (unrecognised signature)",
                                           image: ImageReference(position: 3, name: "notes.txt"))) {
             try await UploadPreparer.prepare(sources, settings: UploadSettings(), run: Fixtures.run)
         }

@@ -5,7 +5,7 @@ import ExitStatus
 struct Thumbd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbd",
-        abstract: "Thumbnails of any width x height from JPEG, PNG, WebP, AVIF and HEIC photos: fast, sharp, colour-managed, and safe with hostile files.",
+        abstract: "Thumbnails of any width x height from JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP and JPEG XL photos: fast, sharp, colour-managed, and safe with hostile files.",
         discussion: """
             Exit status: 0 when everything succeeded, 1 when any image failed (the others are still done),
             2 for a usage error. Errors carry a stable code such as corrupt_image or pixel_limit_exceeded.

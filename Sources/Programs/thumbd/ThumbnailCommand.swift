@@ -48,7 +48,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Image files (JPEG, PNG, WebP, AVIF or HEIC).")
+    @Argument(help: "Image files (JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL).")
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output file (only with a single input). The format follows its extension unless --format is given.")

@@ -16,11 +16,12 @@ struct BenchFormatRow: Codable, Sendable {
     }
 
     var file: String
-    /// JPEG at the default quality, then WebP and AVIF at the lowest quality whose SSIM reaches it.
+    /// JPEG at the default quality, then WebP, AVIF and JPEG XL at the lowest quality whose SSIM reaches it.
     var encodings: [Encoding]
-    /// The whole making of the thumbnail (decode, resize, encode), JPEG and AVIF: a miss's CPU work.
+    /// The whole making of the thumbnail (decode, resize, encode), JPEG, AVIF and JPEG XL: a miss's CPU work.
     var makeJPEGMs: Double
     var makeAVIFMs: Double
+    var makeJXLMs: Double
     /// Rendering (decode, colour, resize, placeholder) of the photo untagged, and tagged with an
     /// Adobe RGB (1998) profile; the colour stage's own time.
     var renderUntaggedMs: Double?
@@ -66,14 +67,18 @@ struct BenchFormats: Sendable {
         }
         let webp = try matching { .webp(quality: $0) }
         let avif = try matching { .avif(quality: $0, speed: avifSpeed) }
+        let jxl = try matching { .jxl(quality: $0) }
 
-        var jpegRequest = request, avifRequest = request
+        var jpegRequest = request, avifRequest = request, jxlRequest = request
         jpegRequest.encoding = .jpeg(quality: jpegQuality)
         avifRequest.encoding = .avif(quality: avif.quality, speed: avifSpeed)
+        jxlRequest.encoding = .jxl(quality: jxl.quality)
         let makeJPEG = try timed { _ = try Thumbnailer.make(from: bytes, jpegRequest) }
         let makeAVIF = try timed { _ = try Thumbnailer.make(from: bytes, avifRequest) }
+        let makeJXL = try timed { _ = try Thumbnailer.make(from: bytes, jxlRequest) }
 
-        var row = BenchFormatRow(file: file.name, encodings: [jpeg, webp, avif], makeJPEGMs: makeJPEG, makeAVIFMs: makeAVIF)
+        var row = BenchFormatRow(file: file.name, encodings: [jpeg, webp, avif, jxl], makeJPEGMs: makeJPEG, makeAVIFMs: makeAVIF,
+                                 makeJXLMs: makeJXL)
         if let profile, file.format == .jpeg {
             let tagged = ICCTagging.jpeg(bytes, profile: profile)
             row.renderUntaggedMs = try timed { _ = try Thumbnailer.render(from: bytes, request) }

@@ -8,15 +8,16 @@ import ImageCore
 struct BenchFormatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "formats",
-        abstract: "Measure JPEG, WebP and AVIF at equal SSIM, AVIF's cost per miss, and colour management's cost.",
+        abstract: "Measure JPEG, WebP, AVIF and JPEG XL at equal SSIM, their cost per miss, and colour management's cost.",
         discussion: """
             For every photo of --corpus, its --size thumbnail (cover) is rendered once, then:
             1. encoded as JPEG at --jpeg-quality (82, the default), and scored by SSIM against the careful
                reference (full-size decode, one Lanczos-3 pass; as `thumbd-bench` scores quality);
-            2. encoded as WebP and as AVIF (--avif-speed) at the lowest quality whose SSIM reaches
-               JPEG's (bisection over 1...100): bytes and encode milliseconds at equal quality;
-            3. made whole (decode, resize, encode) as JPEG and as AVIF at that quality: the CPU work
-               of a daemon's miss in each format (target: AVIF under 2x JPEG);
+            2. encoded as WebP, as AVIF (--avif-speed) and as JPEG XL (effort 5) at the lowest quality
+               whose SSIM reaches JPEG's (bisection over 1...100): bytes and encode milliseconds at
+               equal quality;
+            3. made whole (decode, resize, encode) as JPEG, as AVIF and as JPEG XL at that quality:
+               the CPU work of a daemon's miss in each format (target: AVIF under 2x JPEG);
             4. for JPEG photos, rendered untagged and tagged with an Adobe RGB (1998) ICC profile
                (Ghostscript's a98.icc; apt-get install libgs-common), with the colour stage's own
                time (target: under 5% of a thumbnail's time).
@@ -58,18 +59,21 @@ struct BenchFormatsCommand: ParsableCommand {
             let cells = row.encodings.flatMap { e in ["q\(e.quality)", TextTable.bytes(e.bytes), TextTable.fixed(e.encodeMs, 1)] }
             return [row.file] + cells + [TextTable.fixed(row.encodings.first?.ssim, 4)]
         }
-        out.append(TextTable.render(["photo", "JPEG q", "bytes", "ms", "WebP q", "bytes", "ms", "AVIF q", "bytes", "ms", "SSIM"],
+        out.append(TextTable.render(["photo", "JPEG q", "bytes", "ms", "WebP q", "bytes", "ms", "AVIF q", "bytes", "ms", "JXL q", "bytes", "ms", "SSIM"],
                                     table, left: [0]))
         func median(_ values: [Double]) -> String { TextTable.fixed(BenchStats.median(values), 2) }
         func ratio(_ index: Int) -> [Double] {
             rows.compactMap { row in row.encodings[0].bytes > 0 ? Double(row.encodings[index].bytes) / Double(row.encodings[0].bytes) : nil }
         }
-        out.append("  median quality at JPEG's SSIM: WebP q\(median(rows.map { Double($0.encodings[1].quality) })), AVIF q\(median(rows.map { Double($0.encodings[2].quality) }))")
-        out.append("  median bytes at JPEG's SSIM: WebP \(median(ratio(1)))x JPEG, AVIF \(median(ratio(2)))x JPEG")
+        out.append("  median quality at JPEG's SSIM: WebP q\(median(rows.map { Double($0.encodings[1].quality) })), AVIF q\(median(rows.map { Double($0.encodings[2].quality) })),"
+                   + " JPEG XL q\(median(rows.map { Double($0.encodings[3].quality) }))")
+        out.append("  median bytes at JPEG's SSIM: WebP \(median(ratio(1)))x JPEG, AVIF \(median(ratio(2)))x JPEG, JPEG XL \(median(ratio(3)))x JPEG")
         out.append("  median encode ms: JPEG \(median(rows.map { $0.encodings[0].encodeMs })), WebP \(median(rows.map { $0.encodings[1].encodeMs })),"
-                   + " AVIF \(median(rows.map { $0.encodings[2].encodeMs }))")
+                   + " AVIF \(median(rows.map { $0.encodings[2].encodeMs })), JPEG XL \(median(rows.map { $0.encodings[3].encodeMs }))")
         out.append("  miss work (decode + resize + encode), median ms: JPEG \(median(rows.map(\.makeJPEGMs))),"
-                   + " AVIF \(median(rows.map(\.makeAVIFMs))); AVIF/JPEG \(median(rows.map { $0.makeAVIFMs / max($0.makeJPEGMs, 0.001) }))x (target < 2x)")
+                   + " AVIF \(median(rows.map(\.makeAVIFMs))), JPEG XL \(median(rows.map(\.makeJXLMs))); AVIF/JPEG"
+                   + " \(median(rows.map { $0.makeAVIFMs / max($0.makeJPEGMs, 0.001) }))x (target < 2x), JPEG XL/JPEG"
+                   + " \(median(rows.map { $0.makeJXLMs / max($0.makeJPEGMs, 0.001) }))x")
         let tagged = rows.filter { $0.renderTaggedMs != nil }
         if tagged.isEmpty {
             out.append("  colour: " + (profileFound ? "no JPEG photo to tag" : "no profile at \(profile) (apt-get install libgs-common): not measured"))

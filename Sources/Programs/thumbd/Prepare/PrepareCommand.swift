@@ -45,7 +45,7 @@ struct PrepareCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The original photos (JPEG, PNG, WebP, AVIF or HEIC), in upload order.")
+    @Argument(help: "The original photos (JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL), in upload order.")
     var inputs: [String] = []
 
     @Option(help: "Folder for the prepared images and manifest.json (created if missing).")
