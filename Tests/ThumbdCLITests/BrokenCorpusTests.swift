@@ -53,6 +53,28 @@ struct BrokenCorpusTests {
         #expect(result.status == 1, "exit \(result.status): a crash shows as 128+signal\n\(result.stderrText.suffix(2000))")
         return CLI.errorCodes(result.stderrText)
     }
+
+    /// Writes `files` (numbered, so names never collide), runs them through `thumbnailBatch`, and
+    /// checks every refusal is a known code and every expected one is what came; the tally by code.
+    static func checkBatch(_ files: [(name: String, bytes: [UInt8], expected: String?)], what: String) throws -> [String: Int] {
+        let dir = try CLI.temporaryDirectory()
+        var inputs: [String] = []
+        for (index, file) in files.enumerated() {
+            let url = dir.appendingPathComponent("in/\(index)-\(file.name)")
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file.bytes).write(to: url)
+            inputs.append(url.path)
+        }
+        let codes = try thumbnailBatch(inputs, out: dir, size: 32, timeout: 300, what: what)
+        var tally: [String: Int] = [:]
+        for (file, input) in zip(files, inputs) {
+            let code = codes[input]
+            tally[code ?? "decoded", default: 0] += 1
+            if let code { #expect(knownCodes.contains(code), "\(file.name): unknown code \(code)") }
+            if let expected = file.expected { #expect(code == expected, "\(file.name): \(code ?? "decoded")") }
+        }
+        return tally
+    }
 }
 
 /// Broken HEIC files through `thumbd thumbnail` in one batch, as the broken corpus goes (it holds no
@@ -82,22 +104,7 @@ struct BrokenHEICTests {
         lying.replaceSubrange(idat + 8..<idat + 12, with: [0x75, 0x30, 0x75, 0x30])
         files.append(("grid-30000x30000.heic", lying, "pixel_limit_exceeded"))
 
-        let dir = try CLI.temporaryDirectory()
-        var inputs: [String] = []
-        for file in files {
-            let url = dir.appendingPathComponent("in/\(file.name)")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(file.bytes).write(to: url)
-            inputs.append(url.path)
-        }
-        let codes = try BrokenCorpusTests.thumbnailBatch(inputs, out: dir, size: 32, timeout: 300, what: "broken HEIC")
-        var tally: [String: Int] = [:]
-        for (file, input) in zip(files, inputs) {
-            let code = codes[input]
-            tally[code ?? "decoded", default: 0] += 1
-            if let code { #expect(BrokenCorpusTests.knownCodes.contains(code), "\(file.name): unknown code \(code)") }
-            if let expected = file.expected { #expect(code == expected, "\(file.name): \(code ?? "decoded")") }
-        }
+        let tally = try BrokenCorpusTests.checkBatch(files, what: "broken HEIC")
         print("broken HEIC: \(files.count) files, \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
     }
 }
@@ -162,22 +169,7 @@ struct BrokenInputFormatTests {
                 if let lie = Self.lying(format, bytes) { files.append(("\(name)-huge", lie, "pixel_limit_exceeded")) }
             }
         }
-        let dir = try CLI.temporaryDirectory()
-        var inputs: [String] = []
-        for (index, file) in files.enumerated() {
-            let url = dir.appendingPathComponent("in/\(index)-\(file.name)")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(file.bytes).write(to: url)
-            inputs.append(url.path)
-        }
-        let codes = try BrokenCorpusTests.thumbnailBatch(inputs, out: dir, size: 32, timeout: 300, what: "broken GIF, TIFF, BMP and JPEG XL")
-        var tally: [String: Int] = [:]
-        for (file, input) in zip(files, inputs) {
-            let code = codes[input]
-            tally[code ?? "decoded", default: 0] += 1
-            if let code { #expect(BrokenCorpusTests.knownCodes.contains(code), "\(file.name): unknown code \(code)") }
-            if let expected = file.expected { #expect(code == expected, "\(file.name): \(code ?? "decoded")") }
-        }
+        let tally = try BrokenCorpusTests.checkBatch(files, what: "broken GIF, TIFF, BMP and JPEG XL")
         #expect(files.filter { $0.name.hasSuffix("-huge") }.count == 8, "a lie for every GIF, BMP and classic TIFF source")
         print("broken GIF, TIFF, BMP, JPEG XL: \(files.count) files, \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
     }
