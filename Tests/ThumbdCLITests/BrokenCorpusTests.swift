@@ -5,7 +5,8 @@ import TestSupport
 
 /// Every hostile file of ../shared/corpora/broken through `thumbd thumbnail`, in one batch:
 /// no crash, no hang, bounded memory, and every refusal carries a known code.
-@Suite(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+@Suite(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+       .enabled(if: Pillow.available, Comment(rawValue: Pillow.missing)))
 struct BrokenCorpusTests {
     static let knownCodes: Set<String> = ["corrupt_image", "truncated_image", "unsupported_format", "pixel_limit_exceeded"]
 
@@ -24,16 +25,30 @@ struct BrokenCorpusTests {
             inputs.append(link.path)
         }
         let codes = try Self.thumbnailBatch(inputs, out: out, size: 64, timeout: 600, what: "the broken corpus")
+        // The corpus's verdicts are those of JPEG, PNG and WebP decoders, and call its GIFs unsupported;
+        // thumbd reads GIF now, so Pillow judges those: what it cannot decode, thumbd must refuse.
+        let gifRows = rows.indices.filter { index in
+            (try? TestPaths.bytes(URL(fileURLWithPath: files[index])).starts(with: Array("GIF8".utf8))) == true
+        }
+        let pillowOnGIFs = try Pillow.decode(gifRows.map { URL(fileURLWithPath: files[$0]) })
         for (index, row) in rows.enumerated() {
             let input = inputs[index]
             let verdict = row["libs_verdict"] ?? ""
-            if let code = codes[input] {
+            if gifRows.contains(index) {
+                let pillowDecodes = (try? pillowOnGIFs[URL(fileURLWithPath: files[index])]?.get()) != nil
+                if let code = codes[input] {
+                    #expect(code == "corrupt_image" || code == "truncated_image", "\(row["file"]!): a GIF refused as \(code)")
+                } else {
+                    #expect(pillowDecodes, "\(row["file"]!): decoded, though Pillow cannot")
+                }
+            } else if let code = codes[input] {
                 #expect(Self.knownCodes.contains(code), "\(row["file"]!): unknown code \(code)")
                 if verdict == "UNSUPPORTED" { #expect(code == "unsupported_format", "\(row["file"]!)") }
             } else {
                 #expect(verdict == "OK" || verdict == "WARN", "\(row["file"]!) (\(verdict)) was not refused")
             }
         }
+        #expect(gifRows.count == rows.filter { $0["libs_verdict"] == "UNSUPPORTED" }.count, "the corpus's unsupported files are its GIFs")
         for special in ["sharp/giant-image.jpg", "sharp/65536-uint32-limit.png"] {
             let index = try #require(rows.firstIndex { $0["file"] == special })
             #expect(codes[inputs[index]] == "pixel_limit_exceeded", "\(special)")
