@@ -69,6 +69,7 @@ let package = Package(
         // sd_notify's datagram without libsystemd (the socket address is C work); ServiceNotify is its Swift face.
         .target(name: "CSystemdNotify", path: "Sources/C/CSystemdNotify"),
         .target(name: "CMallocTuning", path: "Sources/C/CMallocTuning"),
+        .target(name: "CFileSync", path: "Sources/C/CFileSync"),
         .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"], path: "Sources/Server/ServiceNotify"),
         // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
         .target(name: "BuildInfo", path: "Sources/Shared/BuildInfo", plugins: ["BuildInfoPlugin"]),
@@ -115,6 +116,7 @@ let package = Package(
             name: "ThumbCache",
             dependencies: [
                 "ByteUnits",
+                "CFileSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

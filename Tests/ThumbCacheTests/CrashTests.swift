@@ -19,7 +19,7 @@ struct CrashTests {
         var random = SeededRandom(seed: 2024)
         var served = 0, repairs = 0
         for round in 0..<Self.rounds {
-            let policy: FsyncPolicy = round % 3 == 0 ? .data : .none
+            let policy: FsyncPolicy = [.data, .none, .batch][round % 3]
             let writer = try CrashWriterProcess(["write", dir.path, "\(round + 1)", policy.rawValue])
             // Every fifth round dies while it opens (and repairs) the cache; the rest while writing.
             if round % 5 == 4 {

@@ -41,9 +41,9 @@ extension DiskCache {
         let record = DiskEntryRecord(id: id, isOriginal: originals, metadata: metadata, lastAccess: stamp, hits: 0)
         let row = DiskIndexRow(key: key, record: record)
 
-        // 1. The file, complete, in tmp/ (outside the writer lock: fsync is the slow part).
+        // 1. The file, complete, in tmp/ (outside the writer lock: an fsync is the slow part).
         let temporaryData = layout.tmpPath + "/\(key.digest).\(getpid()).\(serial)"
-        let sync = limits.fsync != .none
+        let sync = syncsEachFile
         do throws(FileOpError) {
             if let code = fault?.code(at: .writeTemporary) { throw FileOpError(operation: "write", path: temporaryData, code: code) }
             do { try FileOps.writeNew(temporaryData, bytes, sync: sync) } catch where error.isNotFound {
@@ -107,6 +107,7 @@ extension DiskCache {
                     try FileOps.rename(temporaryData, layout.dataPath(id))
                 }
                 if limits.fsync == .full { try FileOps.syncDirectory(layout.fanoutPath(id.fanout)) }
+                syncer?.noteWrite()
             } catch {
                 // The row names a file that is not there: take the row away again.
                 _ = try? FileOps.remove(temporaryData)
@@ -235,7 +236,9 @@ extension DiskCache {
                 }
                 w.index?.checkpoint()
                 w.index?.close()
-                if !w.needsReconcile && reconciler.isFinished {
+                // The last background flush, after the index's: the marker vouches for every file.
+                let flushed = syncer?.stop() ?? true
+                if !w.needsReconcile && reconciler.isFinished && flushed {
                     let marker = Array("closed cleanly by process \(getpid())\n".utf8)
                     do {
                         try FileOps.writeNew(layout.cleanMarkerPath, marker, sync: limits.fsync != .none)

@@ -57,6 +57,9 @@ public final class DiskCache: Sendable {
     let index: DiskIndex
     /// The repair after an unclean stop, when it runs after `open` returned.
     let reconciler: DiskReconciler
+    /// The owner's background flush under `FsyncPolicy.batch` (nil otherwise, or when the root
+    /// cannot be opened for it: then each store syncs its own file).
+    let syncer: DiskSyncer?
 
     struct WriterState: Sendable {
         var index: DiskIndex?
@@ -95,6 +98,7 @@ public final class DiskCache: Sendable {
         self.warn = warn
         self.index = index
         reconciler = DiskReconciler()
+        syncer = mode == .owner && limits.fsync == .batch ? DiskSyncer(directory: layout.root, warn: warn) : nil
         writer = DiskMutex(WriterState(index: index, lockFD: lockFD, needsReconcile: needsReconcile))
         state = DiskMutex(MemoryState(totals: totals, lastFlush: FileOps.monotonicSeconds(), counters: counters))
         // At most an eighth of the process's descriptors, so kept files never starve connections.
@@ -243,12 +247,28 @@ public final class DiskCache: Sendable {
     /// Entry files kept open for hits now (at most `limits.keptOpenFiles`).
     public var keptOpenFiles: Int { openFiles.count }
 
+    /// Whether a store fsyncs its new file itself (the policy says so, or the background flush
+    /// could not start).
+    var syncsEachFile: Bool { limits.fsync.syncsEachFile || (limits.fsync == .batch && syncer == nil) }
+
+    /// Background flushes of new files so far (`FsyncPolicy.batch`): done and failed.
+    public var backgroundFlushes: (completed: Int, failed: Int) {
+        let progress = syncer?.progress ?? DiskSyncer.Progress()
+        return (progress.completed, progress.failed)
+    }
+
     // MARK: Testing hooks
 
     /// Makes the next `count` stores fail at `point` with `errno` (for tests of write errors).
     @_spi(Testing)
     public func injectFault(at point: DiskFaultPoint?, errno code: Int32 = ENOSPC, count: Int = Int.max) {
         state.withLock { s in s.fault = point.map { DiskFault(point: $0, code: code, remaining: count) } }
+    }
+
+    /// Makes the next background flush fail with `errno`, as a write-back error would.
+    @_spi(Testing)
+    public func injectFlushFailure(errno code: Int32 = EIO) {
+        syncer?.injectFailure(code)
     }
 
     /// The LRU order of one kind, least recently used first (digests), pending hits included.

@@ -6,17 +6,26 @@ import Foundation
 
 /// How hard the disk tier pushes bytes to stable storage before a new entry becomes visible.
 /// Every policy is safe against the process dying (kill -9): a file only ever appears under its
-/// final name complete. The policies differ on power loss.
+/// final name complete. The policies differ on power loss, and in what a store waits for.
 public enum FsyncPolicy: String, Sendable, Codable, CaseIterable {
     /// No fsync. Survives crashes of thumbd; after a power cut, recent entries may be lost
-    /// (a later start drops them when their checksums do not match).
+    /// (a later start drops them when their checksums do not match). The kernel writes them
+    /// back within about 30 s.
     case none
-    /// fsync each new entry file before it is renamed into place (the default). Its metadata
-    /// sidecar is not waited for: after a power cut a torn sidecar only means that entry cannot
-    /// be recovered if the index is lost too.
+    /// The default. No store waits for the disk: a thread flushes the cache's filesystem once a
+    /// second when anything was written (`DiskSyncer`, one syncfs for every new file). A power
+    /// cut loses at most the last second's entries; a file it tears is dropped by its checksum.
+    case batch
+    /// fsync each new entry file before it is renamed into place: an entry that was ever visible
+    /// survives a power cut, and each store waits for the disk (milliseconds, tens on a busy one).
+    /// Its metadata sidecar is not waited for: after a power cut a torn sidecar only means that
+    /// entry cannot be recovered if the index is lost too.
     case data
     /// As `data`, plus the sidecars, the folder after each rename, and SQLite's `synchronous=FULL`.
     case full
+
+    /// Whether a store fsyncs its own file before renaming it into place.
+    public var syncsEachFile: Bool { self == .data || self == .full }
 }
 
 /// The disk tier's budgets and behaviour.
@@ -56,7 +65,7 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
     public init(maxBytes: Int = DiskCacheLimits.defaultMaxBytes,
                 originalsMaxBytes: Int = DiskCacheLimits.defaultOriginalsMaxBytes,
                 ttl: Duration = DiskCacheLimits.defaultTTL,
-                fsync: FsyncPolicy = .data,
+                fsync: FsyncPolicy = .batch,
                 verifyOnRead: Bool = true,
                 keptOpenFiles: Int = 512,
                 accessFlushBatch: Int = 1000,

@@ -59,8 +59,8 @@ struct BenchCacheCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-lookups"), help: "Lookups per task for the memory-tier measurement.")
     var memoryLookups: Int = 2_000_000
 
-    @Option(name: .customLong("insert-fsync"), help: "cache.fsync for the timed inserts: none, data (the default users run) or full.")
-    var insertFsync: FsyncPolicy = .data
+    @Option(name: .customLong("insert-fsync"), help: "cache.fsync for the timed inserts: batch (the default users run), none, data or full.")
+    var insertFsync: FsyncPolicy = DiskCacheLimits().fsync
 
     func run() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-bench-cache-\(getpid())", isDirectory: true)

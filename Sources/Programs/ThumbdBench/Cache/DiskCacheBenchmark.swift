@@ -13,7 +13,7 @@ enum DiskCacheBenchmark {
         var lookups = 20_000
         var inserts = 3000
         /// For the timed inserts (filling writes without fsync; it is not what is measured).
-        var fsync = FsyncPolicy.data
+        var fsync = DiskCacheLimits().fsync
         /// The limit of the fill test (filled to twice this).
         var fillLimitBytes = 32 << 20
     }
