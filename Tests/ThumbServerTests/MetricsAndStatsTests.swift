@@ -29,6 +29,10 @@ struct MetricsAndStatsTests {
         let kept = try await daemon.metrics(within: .seconds(5)) { $0[#"thumbd_cache_entries{tier="originals"}"#] == 1 }
         #expect(kept[#"thumbd_cache_entries{tier="originals"}"#] == 1)
         #expect((after[#"thumbd_cache_hits_total{tier="memory"}"#] ?? 0) >= 2)
+        // cache.fsync: batch (the default) flushes the new files within about a second.
+        let flushed = try await daemon.metrics(within: .seconds(5)) { ($0[#"thumbd_cache_flushes_total{result="ok"}"#] ?? 0) >= 1 }
+        #expect((flushed[#"thumbd_cache_flushes_total{result="ok"}"#] ?? 0) >= 1)
+        #expect(flushed[#"thumbd_cache_flushes_total{result="failed"}"#] == 0)
         #expect(after["thumbd_decode_seconds_count"] == 1)
         #expect(after["thumbd_resize_seconds_count"] == 1)
         #expect(after["thumbd_encode_seconds_count"] == 1)

@@ -98,7 +98,11 @@ public final class DiskCache: Sendable {
         self.warn = warn
         self.index = index
         reconciler = DiskReconciler()
-        syncer = mode == .owner && limits.fsync == .batch ? DiskSyncer(directory: layout.root, warn: warn) : nil
+        // After a failed flush the page cache may have dropped what it could not write: the owner's
+        // boot id goes, so the next start checks recent files as after a crash of the machine.
+        syncer = mode == .owner && limits.fsync == .batch
+            ? DiskSyncer(directory: layout.root, warn: warn, onFailure: { [ownerBoot = layout.ownerBootPath] in _ = try? FileOps.remove(ownerBoot) })
+            : nil
         writer = DiskMutex(WriterState(index: index, lockFD: lockFD, needsReconcile: needsReconcile))
         state = DiskMutex(MemoryState(totals: totals, lastFlush: FileOps.monotonicSeconds(), counters: counters))
         // At most an eighth of the process's descriptors, so kept files never starve connections.

@@ -36,17 +36,21 @@ final class DiskSyncer: Sendable {
 
     private let directoryFD: Int32
     private let warn: CacheWarningSink
+    private let onFailure: @Sendable () -> Void
     private let state = DiskMutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Opens `directory` (the cache root) for the flushes and starts the thread. Nil when the
-    /// directory cannot be opened: the caller then syncs each file itself.
-    init?(directory: String, warn: @escaping CacheWarningSink) {
+    /// directory cannot be opened: the caller then syncs each file itself. `onFailure` runs after
+    /// a flush failed, so the next start can learn that files may be lost although the machine
+    /// did not stop.
+    init?(directory: String, warn: @escaping CacheWarningSink, onFailure: @escaping @Sendable () -> Void) {
         let fd = FileOps.openDescriptor(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         directoryFD = fd
         self.warn = warn
+        self.onFailure = onFailure
         let thread = Thread { [self] in run() }
         thread.name = "thumbd-cache-sync"
         thread.start()
@@ -95,6 +99,7 @@ final class DiskSyncer: Sendable {
             if failure == nil { s.progress.completed += 1 } else { s.progress.failed += 1 }
         }
         if let failure {
+            onFailure()
             warn("could not flush the cache's new files to disk (\(String(cString: strerror(failure)))): "
                 + "\(pending) recent writes may not survive a power cut; the next start checks them")
         }

@@ -113,6 +113,12 @@ final class CacheGauges: Sendable {
             counters["\(tier).misses"] = registry.makeCounter(descriptor: metric("cache_misses", unit: "total", help: "Lookups the tier could not answer"), labels: [("tier", tier)])
             counters["\(tier).evictions"] = registry.makeCounter(descriptor: metric("cache_evictions", unit: "total", help: "Entries evicted to stay under the tier's limits"), labels: [("tier", tier)])
         }
+        for result in ["ok", "failed"] {
+            counters["flushes.\(result)"] = registry.makeCounter(
+                descriptor: metric("cache_flushes", unit: "total",
+                                   help: "Background flushes of the disk cache's new files to stable storage (cache.fsync: batch), by result"),
+                labels: [("result", result)])
+        }
         self.entries = entries
         self.bytes = bytes
         self.limits = limits
@@ -134,6 +140,9 @@ final class CacheGauges: Sendable {
             totals["disk.hits"] = activity.hits
             totals["disk.misses"] = activity.misses
             totals["disk.evictions"] = activity.evictions
+            let flushes = disk.backgroundFlushes
+            totals["flushes.ok"] = flushes.completed
+            totals["flushes.failed"] = flushes.failed
         }
         let increments: [(String, Int)] = previous.withLock { last in
             defer { last.merge(totals) { $1 } }
