@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import ImageCore
 import Testing
 import TestSupport
 
@@ -27,10 +28,10 @@ struct BrokenCorpusTests {
         let codes = try Self.thumbnailBatch(inputs, out: out, size: 64, timeout: 600, what: "the broken corpus")
         // The corpus's verdicts are those of JPEG, PNG and WebP decoders, and call its GIFs unsupported;
         // thumbd reads GIF now, so Pillow judges those: what it cannot decode, thumbd must refuse.
-        let gifRows = rows.indices.filter { index in
-            (try? TestPaths.bytes(URL(fileURLWithPath: files[index])).starts(with: Array("GIF8".utf8))) == true
-        }
-        let pillowOnGIFs = try Pillow.decode(gifRows.map { URL(fileURLWithPath: files[$0]) })
+        let gifRows = Set(rows.indices.filter { index in
+            (try? SniffedFormat.sniff(TestPaths.bytes(URL(fileURLWithPath: files[index])))) == .supported(.gif)
+        })
+        let pillowOnGIFs = try Pillow.decode(gifRows.sorted().map { URL(fileURLWithPath: files[$0]) })
         for (index, row) in rows.enumerated() {
             let input = inputs[index]
             let verdict = row["libs_verdict"] ?? ""

@@ -29,7 +29,6 @@ final class DiskSyncer: Sendable {
 
     private struct State {
         var writesSinceFlush = 0
-        var stopped = false
         var progress = Progress()
         var injectedFailure: Int32?
     }
@@ -38,8 +37,7 @@ final class DiskSyncer: Sendable {
     private let warn: CacheWarningSink
     private let onFailure: @Sendable () -> Void
     private let state = DiskMutex(State())
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = IntervalThread(name: "thumbd-cache-sync", interval: DiskSyncer.interval)
 
     /// Opens `directory` (the cache root) for the flushes and starts the thread. Nil when the
     /// directory cannot be opened: the caller then syncs each file itself. `onFailure` runs after
@@ -51,12 +49,10 @@ final class DiskSyncer: Sendable {
         directoryFD = fd
         self.warn = warn
         self.onFailure = onFailure
-        let thread = Thread { [self] in run() }
-        thread.name = "thumbd-cache-sync"
-        thread.start()
+        thread.start(body: { [self] in flushIfWritten() }, finally: { FileOps.closeDescriptor(fd) })
     }
 
-    /// A file was renamed into place (or the index changed) without its own fsync.
+    /// A file was renamed into place without its own fsync.
     func noteWrite() {
         state.withLock { $0.writesSinceFlush += 1 }
     }
@@ -66,17 +62,6 @@ final class DiskSyncer: Sendable {
     /// Makes the next flush fail with `code`, as a write-back error would (tests only).
     func injectFailure(_ code: Int32) {
         state.withLock { $0.injectedFailure = code }
-    }
-
-    private func run() {
-        while true {
-            _ = wake.wait(timeout: .now() + Self.interval)
-            let stopping = state.withLock { $0.stopped }
-            flushIfWritten()
-            if stopping { break }
-        }
-        FileOps.closeDescriptor(directoryFD)
-        finished.signal()
     }
 
     /// One syncfs when anything was written since the last; counts the outcome.
@@ -109,14 +94,7 @@ final class DiskSyncer: Sendable {
     /// since the start succeeded, so a clean-shutdown marker may vouch for the files.
     @discardableResult
     func stop() -> Bool {
-        let first = state.withLock { s -> Bool in
-            defer { s.stopped = true }
-            return !s.stopped
-        }
-        if first {
-            wake.signal()
-            finished.wait()
-        }
+        thread.stop()
         return state.withLock { $0.progress.failed == 0 }
     }
 }

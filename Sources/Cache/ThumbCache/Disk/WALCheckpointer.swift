@@ -10,40 +10,21 @@ final class WALCheckpointer: Sendable {
     static let writerFallbackPages = 16_384
     static let interval = 1.0
 
-    private let connection: DatabaseQueue
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let stopped = DiskMutex(false)
+    private let thread: IntervalThread
 
     init(path: String) throws {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.label = "thumbd-cache-index-checkpointer"
-        connection = try DatabaseQueue(path: path, configuration: config)
-        let thread = Thread { [self] in run() }
-        thread.name = "thumbd-wal-checkpoint"
-        thread.start()
-    }
-
-    private func run() {
-        while !stopped.withLock({ $0 }) {
-            _ = wake.wait(timeout: .now() + Self.interval)
-            if stopped.withLock({ $0 }) { break }
-            // Passive: copies what no reader still needs and never waits for the writer.
-            _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-        }
-        try? connection.close()
-        finished.signal()
+        let connection = try DatabaseQueue(path: path, configuration: config)
+        // Passive: copies what no reader still needs and never waits for the writer.
+        thread = IntervalThread(name: "thumbd-wal-checkpoint", interval: Self.interval)
+        thread.start(body: { _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) } },
+                     finally: { try? connection.close() })
     }
 
     /// Stops the thread and closes its connection; returns once both are done.
     func stop() {
-        let first = stopped.withLock { already -> Bool in
-            defer { already = true }
-            return !already
-        }
-        guard first else { return }
-        wake.signal()
-        finished.wait()
+        thread.stop()
     }
 }
