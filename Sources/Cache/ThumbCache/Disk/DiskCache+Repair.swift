@@ -88,7 +88,7 @@ extension DiskCache {
         while true {
             let victims = try victimsLocked(originals: originals, making: 0, &w)
             guard !victims.isEmpty else { return }
-            let chunk = Array(victims.prefix(10_000))
+            let chunk = victims.prefix(10_000).map(\.id)
             for id in chunk { removeFiles(id, &w) }
             let counters = state.withLock { s -> DiskCounters in
                 for id in chunk {

@@ -19,6 +19,7 @@ extension DiskCache {
     public func verify(repair: Bool = false) throws(CacheError) -> VerifyReport {
         if repair { try requireOwner() }
         if mode == .readOnly { return try readOnlyVerify() }
+        reaper?.drain()  // evicted files waiting for their unlink are not strays
         var report = VerifyReport()
         let recovery = DiskRecovery(layout: layout)
         for value in 0..<256 {

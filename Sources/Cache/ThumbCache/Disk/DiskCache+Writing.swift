@@ -63,8 +63,10 @@ extension DiskCache {
                 _ = try? FileOps.remove(temporaryData)
                 throw CacheError.closed
             }
+            // This entry's evicted file may still wait for its unlink: not after the rename.
+            if reaper?.claim(id) == true { removeFiles(id, &w) }
             let replaced: DiskEntryRecord?
-            let victims: [Hash256]
+            let victims: [DiskReaper.Victim]
             do throws(CacheError) {
                 do { replaced = try index.record(id) } catch { throw Self.indexError(error, path: layout.indexPath) }
                 victims = try victimsLocked(originals: originals, making: bytes.count - (replaced?.size ?? 0), sparing: id, &w)
@@ -81,9 +83,11 @@ extension DiskCache {
                 }
             }
             var gone = DiskIndexBatch()
-            gone.deletes = victims + (replaced.map { [$0.id] } ?? [])
-            // Unlink before the new file appears: the bytes under objects/ never exceed the budget.
-            for victim in victims { removeFiles(victim, &w) }
+            gone.deletes = victims.map(\.id) + (replaced.map { [$0.id] } ?? [])
+            // Gone before the new file appears, or counted until they are: the bytes under
+            // objects/ never exceed the budget.
+            for victim in victims { openFiles.forget(victim.id) }
+            for victim in reaper?.take(victims) ?? victims { removeFiles(victim.id, &w) }
             if replaced != nil { removeFiles(id, &w) }
 
             var batch = gone
@@ -194,6 +198,7 @@ extension DiskCache {
         try requireOwner()
         try writer.withLock { (w) throws(CacheError) in
             guard !w.closed else { throw CacheError.closed }
+            reaper?.drain()
             state.withLock { s in
                 _ = s.pending.takeAll()
                 s.verified.removeAll()
@@ -236,9 +241,11 @@ extension DiskCache {
                 }
                 w.index?.checkpoint()
                 w.index?.close()
-                // The last background flush, after the index's: the marker vouches for every file.
+                reaper?.stop()
+                let unlinked = (reaper?.progress.failures ?? 0) == 0
+                // The last background flush, after the index's and the unlinks: the marker vouches for every file.
                 let flushed = syncer?.stop() ?? true
-                if !w.needsReconcile && reconciler.isFinished && flushed {
+                if !w.needsReconcile && reconciler.isFinished && flushed && unlinked {
                     let marker = Array("closed cleanly by process \(getpid())\n".utf8)
                     do {
                         try FileOps.writeNew(layout.cleanMarkerPath, marker, sync: limits.fsync != .none)
@@ -258,13 +265,14 @@ extension DiskCache {
     /// The least recently used entries of one kind that must go for `incoming` more bytes to fit
     /// its budget. Pending hits are written first, so the order is the true one; reads the oldest
     /// few at a time through `entries_by_use`, never all entries.
-    func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil, _ w: inout WriterState) throws(CacheError) -> [Hash256] {
+    func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil,
+                       _ w: inout WriterState) throws(CacheError) -> [DiskReaper.Victim] {
         guard let index = w.index else { throw CacheError.closed }
         let budget = limits.maxBytes(originals: originals)
-        var total = state.withLock { $0.totals.bytes(originals: originals) }
+        var total = state.withLock { $0.totals.bytes(originals: originals) } + reapingBytes(originals: originals)
         guard total + incoming > budget else { return [] }
         try flushLocked(&w)
-        var victims: [Hash256] = []
+        var victims: [DiskReaper.Victim] = []
         var offset = 0
         while total + incoming > budget {
             let batch: [(id: Hash256, size: Int)]
@@ -274,7 +282,7 @@ extension DiskCache {
             guard !batch.isEmpty else { break }
             offset += batch.count
             for candidate in batch where total + incoming > budget && candidate.id != spared {
-                victims.append(candidate.id)
+                victims.append(DiskReaper.Victim(id: candidate.id, size: candidate.size, originals: originals))
                 total -= candidate.size
             }
         }

@@ -21,10 +21,12 @@ import Darwin
 /// stays flat at any number of entries.
 ///
 /// How a store stays crash-safe: the bytes are written to `tmp/` (fsync'd as `FsyncPolicy` says);
-/// then, under the writer lock, victims are chosen and their files unlinked (so the total on disk
-/// never exceeds the budget), one SQLite transaction removes their rows and inserts the new one,
-/// and the file is renamed into `objects/`. A crash between any two steps leaves at worst rows
-/// whose files are missing (dropped at their first lookup) and leftovers in `tmp/`; a crash of the
+/// then, under the writer lock, victims are chosen (counting the evicted files that still wait for
+/// `DiskReaper`, so the total on disk never exceeds the budget), one SQLite transaction removes
+/// their rows and inserts the new one, and the file is renamed into `objects/`; the victims' files
+/// are unlinked in the background. A crash between any two steps leaves at worst rows
+/// whose files are missing (dropped at their first lookup), evicted files not yet unlinked, and
+/// leftovers in `tmp/`; a crash of the
 /// machine can also lose the last commits or tear the last files. The next owner's start repairs
 /// that (`DiskRecovery`), before `open` returns or in the background (`DiskRepairTiming`); until
 /// the repair is done, every file is checksummed before it is first served.
@@ -60,6 +62,8 @@ public final class DiskCache: Sendable {
     /// The owner's background flush under `FsyncPolicy.batch` (nil otherwise, or when the root
     /// cannot be opened for it: then each store syncs its own file).
     let syncer: DiskSyncer?
+    /// The owner's: unlinks evicted files off the store's path (nil for a reader).
+    let reaper: DiskReaper?
 
     struct WriterState: Sendable {
         var index: DiskIndex?
@@ -102,6 +106,10 @@ public final class DiskCache: Sendable {
         // boot id goes, so the next start checks recent files as after a crash of the machine.
         syncer = mode == .owner && limits.fsync == .batch
             ? DiskSyncer(directory: layout.root, warn: warn, onFailure: { [ownerBoot = layout.ownerBootPath] in _ = try? FileOps.remove(ownerBoot) })
+            : nil
+        reaper = mode == .owner
+            ? DiskReaper(capacity: [false: limits.unlinkQueueBytes(originals: false), true: limits.unlinkQueueBytes(originals: true)],
+                         unlink: { [layout, warn] id in Self.removeEntryFiles(id, layout: layout, warn: warn) })
             : nil
         writer = DiskMutex(WriterState(index: index, lockFD: lockFD, needsReconcile: needsReconcile))
         state = DiskMutex(MemoryState(totals: totals, lastFlush: FileOps.monotonicSeconds(), counters: counters))
@@ -175,13 +183,27 @@ public final class DiskCache: Sendable {
     /// so the next start reconciles.
     func removeFiles(_ id: Hash256, _ w: inout WriterState) {
         openFiles.forget(id)
+        if !Self.removeEntryFiles(id, layout: layout, warn: warn) { w.needsReconcile = true }
+    }
+
+    /// Unlinks an entry's file, then its sidecar; false (and a warning) when one could not go.
+    static func removeEntryFiles(_ id: Hash256, layout: DiskLayout, warn: CacheWarningSink) -> Bool {
         do {
             try FileOps.remove(layout.dataPath(id))
             try FileOps.remove(layout.sidecarPath(id))
+            return true
         } catch {
-            w.needsReconcile = true
             warn("could not remove a cache file: \(error)")
+            return false
         }
+    }
+
+    /// Bytes of one kind that are on disk without a row: evicted files waiting for the reaper, and
+    /// until the repair after an unclean stop is done, a full queue's worth the last process may
+    /// have left.
+    func reapingBytes(originals: Bool) -> Int {
+        guard let reaper else { return 0 }
+        return reaper.pendingBytes(originals: originals) + (reconciler.isFinished ? 0 : reaper.capacity(originals: originals))
     }
 
     func ensureFanout(_ id: Hash256, _ w: inout WriterState) throws(FileOpError) {
@@ -259,6 +281,18 @@ public final class DiskCache: Sendable {
     public var backgroundFlushes: (completed: Int, failed: Int) {
         let progress = syncer?.progress ?? DiskSyncer.Progress()
         return (progress.completed, progress.failed)
+    }
+
+    /// Evicted files whose rows are gone: waiting for their unlink now, unlinked in the background
+    /// so far, and unlinks that failed (the next start then reconciles).
+    public var backgroundUnlinks: (waiting: Int, done: Int, failed: Int) {
+        let progress = reaper?.progress ?? (waiting: 0, reaped: 0, failures: 0)
+        return (progress.waiting, progress.reaped, progress.failures)
+    }
+
+    /// Unlinks every evicted file still waiting, now (tests, and tools that count files).
+    public func finishUnlinks() {
+        reaper?.drain()
     }
 
     // MARK: Testing hooks

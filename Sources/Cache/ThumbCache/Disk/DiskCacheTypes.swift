@@ -84,6 +84,14 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
 
     /// The budget of one kind of entry.
     public func maxBytes(originals: Bool) -> Int { originals ? originalsMaxBytes : maxBytes }
+
+    /// Evicted files of one kind that may wait for a background unlink, in bytes: 1/1024 of the
+    /// budget in whole 64 KiB, at most 16 MiB. None under a 64 MiB budget, whose few thousand files
+    /// stay warm enough to unlink inline. The waiting bytes count against the budget.
+    public func unlinkQueueBytes(originals: Bool) -> Int {
+        let granule = 64 << 10
+        return min(16 << 20, maxBytes(originals: originals) / 1024 / granule * granule)
+    }
 }
 
 /// How a process opens the cache directory.

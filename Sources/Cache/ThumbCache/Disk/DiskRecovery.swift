@@ -4,8 +4,9 @@ import Foundation
 /// one folder of `objects/` at a time, or builds a new index from the files alone.
 ///
 /// A store commits the row before its file is renamed into place, so after a crash of the process
-/// every file under `objects/` has its row; a crash of the machine can lose the last commits (a
-/// file without a row) or the last files' bytes (a torn file). Entries of thumbd 0.x also have a
+/// a file under `objects/` without a row is one that was evicted and still waited for its unlink
+/// (`DiskReaper`); a crash of the machine can also lose the last commits (a file without a row) or
+/// the last files' bytes (a torn file). Entries of thumbd 0.x also have a
 /// sidecar (`<digest>.meta`) describing them, written before the file; the rules still read it.
 ///
 /// Rules, applied by `repair` to one entry:

@@ -32,6 +32,11 @@ final class IntervalThread: Sendable {
         thread.start()
     }
 
+    /// Runs `body` now rather than at the end of the interval (work has come that should not wait).
+    func nudge() {
+        wake.signal()
+    }
+
     /// Stops the started thread after its last run; returns once `finally` is done. Later calls return at once.
     func stop() {
         let first = stopped.withLock { already -> Bool in
