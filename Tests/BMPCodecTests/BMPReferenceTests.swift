@@ -177,7 +177,11 @@ struct BMPReferenceTests {
         let ours = try Self.decode("rle4_odd_runs_skips.bmp")
         Self.expectImage(ours.pixels, rows, "rle4_odd_runs_skips.bmp")
         #expect(ours.pixels.hasAlpha)
-        #expect(differences(ours.pixels, try Self.reference("rle4_odd_runs_skips.bmp")) != "", "Pillow now agrees: compare with it")
+        // Pillow 13 refuses the file ("not enough image data": the early end of bitmap); earlier
+        // versions read it with the short runs above. Either way the rows above are the reference.
+        if case .success(let pillow) = try #require(Self.references["rle4_odd_runs_skips.bmp"], "Pillow gave nothing") {
+            #expect(differences(ours.pixels, pillow) != "", "Pillow now agrees: compare with it")
+        }
     }
 
     @Test("fully painted RLE is opaque")
