@@ -103,11 +103,12 @@ public final class TwoTierCache: Sendable {
     /// other failure to open it (unwritable directory, full disk) is logged and the cache runs on
     /// memory alone. `diskDirectory` nil: memory only.
     public static func open(memory: MemoryCache = MemoryCache(), diskDirectory: URL?, diskLimits: DiskCacheLimits = DiskCacheLimits(),
-                            repair: DiskRepairTiming = .beforeOpening, clock: CacheClock = .system,
+                            repair: DiskRepairTiming = .beforeOpening, warmIndex: Bool = false, clock: CacheClock = .system,
                             warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> TwoTierCache {
         guard let diskDirectory else { return TwoTierCache(memory: memory, disk: nil, ttl: diskLimits.ttl, clock: clock, warn: warn) }
         do {
-            let disk = try DiskCache.open(at: diskDirectory, limits: diskLimits, mode: .owner, repair: repair, clock: clock, warn: warn)
+            let disk = try DiskCache.open(at: diskDirectory, limits: diskLimits, mode: .owner, repair: repair, warmIndex: warmIndex,
+                                           clock: clock, warn: warn)
             return TwoTierCache(memory: memory, disk: disk, clock: clock, warn: warn)
         } catch {
             if case .ownedByAnotherProcess = error { throw error }

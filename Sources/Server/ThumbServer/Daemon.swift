@@ -56,7 +56,7 @@ public final class Daemon: Sendable {
         let warnLogger = logger
         let opening = ContinuousClock.now
         cache = try TwoTierCache.open(memory: MemoryCache(limits: settings.memoryLimits), diskDirectory: settings.cacheDirectory,
-                                      diskLimits: settings.diskLimits, repair: .inBackground, warn: { warnLogger.warning("\($0)") })
+                                      diskLimits: settings.diskLimits, repair: .inBackground, warmIndex: true, warn: { warnLogger.warning("\($0)") })
         // The listener opens only after this: until then a balancer's connections are refused and
         // it sends the work to another node (nginx retries a refused connect at once).
         if let startup = cache.disk?.startup {

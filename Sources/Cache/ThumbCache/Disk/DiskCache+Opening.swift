@@ -21,7 +21,7 @@ extension DiskCache {
     /// few milliseconds at any size. The repair after a crash runs as `repair` says; while it
     /// runs in the background, every file is checksummed before it is first served.
     public static func open(at directory: URL, limits: DiskCacheLimits = DiskCacheLimits(), mode: CacheOpenMode = .owner,
-                            repair: DiskRepairTiming = .beforeOpening, clock: CacheClock = .system,
+                            repair: DiskRepairTiming = .beforeOpening, warmIndex: Bool = false, clock: CacheClock = .system,
                             warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> DiskCache {
         let layout = DiskLayout(directory: directory)
         let url = URL(fileURLWithPath: layout.root, isDirectory: true)
@@ -50,7 +50,7 @@ extension DiskCache {
                                       index: opened.index, lockFD: lockFD, totals: opened.totals, counters: opened.counters,
                                       needsReconcile: false, startup: opened.startup)
                 try cache.keepBudgets()
-                IndexWarmUp.start(path: layout.indexPath)
+                if warmIndex { IndexWarmUp.start(path: layout.indexPath) }
                 if let recentFrom = opened.repairRecentFrom {
                     cache.reconciler.begin(folders: 256)
                     switch repair {

@@ -5,7 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads the index through once, on a thread of its own, after the owner opened it, so its pages
+/// Reads the index through once, on a thread of its own, after a long-running owner (the daemon:
+/// `DiskCache.open(warmIndex:)`; a one-shot command never asks) opened it, so its pages
 /// are in the page cache before stores need them. A store with eviction touches a handful of
 /// b-tree pages at random places (its key, its URL, its victim's); at ten million entries the index
 /// is about 5 GB, and after a restart each of those pages was a read from disk, up to 96 ms on this
