@@ -70,6 +70,7 @@ let package = Package(
         .target(name: "CSystemdNotify", path: "Sources/C/CSystemdNotify"),
         .target(name: "CMallocTuning", path: "Sources/C/CMallocTuning"),
         .target(name: "CFileSync", path: "Sources/C/CFileSync"),
+        .target(name: "CBackgroundIO", path: "Sources/C/CBackgroundIO"),
         .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"], path: "Sources/Server/ServiceNotify"),
         // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
         .target(name: "BuildInfo", path: "Sources/Shared/BuildInfo", plugins: ["BuildInfoPlugin"]),
@@ -117,6 +118,7 @@ let package = Package(
             dependencies: [
                 "ByteUnits",
                 "CFileSync",
+                "CBackgroundIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -50,7 +50,7 @@ extension DiskCache {
                                       index: opened.index, lockFD: lockFD, totals: opened.totals, counters: opened.counters,
                                       needsReconcile: false, startup: opened.startup)
                 try cache.keepBudgets()
-                if warmIndex { IndexWarmUp.start(path: layout.indexPath) }
+                if warmIndex { cache.indexWarmUp.withLock { $0 = IndexWarmUp.start(path: layout.indexPath) } }
                 if let recentFrom = opened.repairRecentFrom {
                     cache.reconciler.begin(folders: 256)
                     switch repair {

@@ -230,6 +230,7 @@ extension DiskCache {
     public func close() {
         // Before the writer lock: the repair takes it for each entry it mends.
         reconciler.stopAndWait()
+        indexWarmUp.withLock { $0?.stop() }
         writer.withLock { w in
             guard !w.closed else { return }
             state.withLock { $0.closed = true }

@@ -64,6 +64,8 @@ public final class DiskCache: Sendable {
     let syncer: DiskSyncer?
     /// The owner's: unlinks evicted files off the store's path (nil for a reader).
     let reaper: DiskReaper?
+    /// The owner's read-through of the index (`open(warmIndex:)`), stopped at close.
+    let indexWarmUp = DiskMutex<IndexWarmUp?>(nil)
 
     struct WriterState: Sendable {
         var index: DiskIndex?
