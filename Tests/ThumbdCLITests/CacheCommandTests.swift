@@ -88,6 +88,32 @@ struct CacheCommandTests {
         #expect(unknown.status == 2 && unknown.stderrText.contains("--gravity"), "\(unknown.status) \(unknown.stderrText)")
     }
 
+    /// A presigned URL's entry is keyed without its signature (`sources.unkeyed_query`): path, show
+    /// and evict find it from the URL with any signature, as a request would.
+    @Test func presignedURLsFindTheirEntry() throws {
+        let dir = try CLI.temporaryDirectory().appendingPathComponent("cache")
+        let signed = { (signature: String) in
+            "https://bucket.s3.example/p/9.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=600&X-Amz-Signature=\(signature)"
+        }
+        let key = try #require(UnkeyedQuery.defaults.keyed(try NormalizedURL(signed("aaaa"))))
+        do {
+            let cache = try DiskCache.open(at: dir, mode: .owner)
+            defer { cache.close() }
+            try cache.store(CacheKey(url: key, variant: Self.variant200), Self.bytes(7, 1200))
+        }
+        let path = try CLI.run(["cache", "path", signed("bbbb"), "--cache-dir", dir.path])
+        #expect(path.status == 0, "\(path.stderrText)")
+        let file = path.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try TestPaths.bytes(URL(fileURLWithPath: file)) == Self.bytes(7, 1200))
+        let shown = try #require(try json(CLI.run(["cache", "show", signed("cccc"), "--json", "--cache-dir", dir.path])) as? [[String: Any]])
+        #expect(shown.count == 1)
+        let unsigned = try CLI.run(["cache", "path", "https://bucket.s3.example/p/9.jpg", "--cache-dir", dir.path])
+        #expect(unsigned.status == 1, "the unsigned URL names another entry")
+        let evict = try CLI.run(["cache", "evict", signed("dddd"), "--cache-dir", dir.path])
+        #expect(evict.status == 0, "\(evict.stderrText)")
+        #expect(try CLI.run(["cache", "path", signed("bbbb"), "--cache-dir", dir.path]).status == 1, "evicted")
+    }
+
     @Test func everyCommandSpeaksJSON() throws {
         let dir = try makeCache()
         let stats = try #require(try json(CLI.run(["cache", "stats", "--json", "--cache-dir", dir.path])) as? [String: Any])

@@ -46,10 +46,7 @@ struct CacheEvictCommand: AsyncParsableCommand {
     mutating func run() async throws {
         try await options.loadConfiguration()
         let pipeline = options.configuredPipeline
-        let scope: CacheScope = try url.map { text in
-            let url = try normalizedURL(text)
-            return .url(pipeline.unkeyedQuery.keyed(url) ?? url)
-        } ?? .host(host!.lowercased())
+        let scope: CacheScope = try url.map { .url(try options.keyedURL($0)) } ?? .host(host!.lowercased())
         if let nodes = try fleet.nodeList(options) {
             let token = self.token ?? options.configuredToken
             let report = FleetEvictionReport(scope: "\(scope)", nodes: try await FleetOptions.withNodes(nodes, settings: options.configuredFleet) {

@@ -73,6 +73,13 @@ struct CacheOptions: ParsableArguments {
         }
     }
 
+    /// A URL argument as the daemon keys it: normalized, and without the signature parameters its
+    /// keys leave out (`sources.unkeyed_query`), so a presigned URL finds what its requests made.
+    func keyedURL(_ text: String) throws -> NormalizedURL {
+        let url = try normalizedURL(text)
+        return configuredPipeline.unkeyedQuery.keyed(url) ?? url
+    }
+
     /// Read-only: works beside a running owner, changes nothing.
     func openForReading() throws -> DiskCache {
         try open(.readOnly)

@@ -80,7 +80,7 @@ struct CacheShowCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         try await options.loadConfiguration()
-        let normalized = try normalizedURL(url)
+        let normalized = try options.keyedURL(url)
         try CacheCommandFailure.run {
             let cache = try options.openForReading()
             defer { cache.close() }
