@@ -10,6 +10,9 @@ struct UnkeyedQueryTests {
         #expect(try NormalizedURL("https://b.s3.amazonaws.com/p/1.jpg#signed").value == "https://b.s3.amazonaws.com/p/1.jpg")
         let mixed = try NormalizedURL("https://storage.googleapis.com/b/o.jpg?w=1&X-Goog-Signature=x&v=2&GoogleAccessId=a&Expires=9")
         #expect(UnkeyedQuery.defaults.keyed(mixed)?.value == "https://storage.googleapis.com/b/o.jpg?w=1&v=2#signed")
+        // Shown to a client without the mark: the object's URL, no signature.
+        #expect(UnkeyedQuery.defaults.keyed(mixed)?.shown == "https://storage.googleapis.com/b/o.jpg?w=1&v=2")
+        #expect(mixed.shown == mixed.value)
         let encodedName = try NormalizedURL("https://h/p?X%2DAmz%2DSignature=1&a=b")
         #expect(UnkeyedQuery.defaults.keyed(encodedName)?.value == "https://h/p?a=b#signed")
         #expect(UnkeyedQuery.defaults.keyed(try NormalizedURL("https://h/p?size=2&signatures=1")) == nil)

@@ -34,6 +34,11 @@ struct PresignedURLTests {
         #expect(metrics["thumbd_signed_url_checks_changed_total"] == 0)
         // The same URL asked again is checked again: the signature may have expired meanwhile.
         #expect(try await daemon.get(daemon.thumbnailPath(second, "size=100")).header("x-cache-revalidated") == "304")
+        // Its placeholder names the object, never the signature or the key's signed mark.
+        let placeholder = try await daemon.get("/v1/placeholder?url=\(second.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&size=100")
+        #expect(placeholder.status == 200)
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(placeholder.body)) as? [String: Any])
+        #expect(shown["url"] as? String == server.endpoint + "/private-photos/p/1.jpg")
 
         // Another size of the object: made from the kept original, but only once this URL is accepted.
         let otherSize = try await daemon.get(daemon.thumbnailPath(second, "size=60"))

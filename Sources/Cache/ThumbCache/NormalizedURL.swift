@@ -14,6 +14,12 @@ public struct NormalizedURL: Hashable, Sendable, Codable, CustomStringConvertibl
     /// so the unsigned URL of a private object can never name the entry its signed URLs made.
     public static let signedMarker = "#signed"
 
+    /// The URL to show a client: `value` without `signedMarker`, so a presigned URL's is the
+    /// object's URL without the signature parameters the key leaves out.
+    public var shown: String {
+        value.hasSuffix(Self.signedMarker) ? String(value.dropLast(Self.signedMarker.count)) : value
+    }
+
     /// A URL as a client or a setting gives it: any fragment is dropped.
     public init(_ text: String) throws(CacheKeyError) {
         try self.init(text, keepingSignedMarker: false)

@@ -29,6 +29,11 @@ public struct Placeholder: Sendable, Codable, Equatable {
         }
         color = photo.color ?? "srgb"
     }
+
+    /// The placeholder of the photo a cache key names, under the URL a client may be shown.
+    public init(key: CacheKey, photo: PhotoSummary) {
+        self.init(url: key.url.shown, photo: photo)
+    }
 }
 
 extension ThumbnailPipeline {
@@ -42,7 +47,7 @@ extension ThumbnailPipeline {
             // Only a thumbnail made by another thumbd sharing nothing with this one could get here.
             throw PlaceholderUnavailable(url: key.url.value)
         }
-        return Placeholder(url: key.url.value, photo: photo)
+        return Placeholder(key: key, photo: photo)
     }
 }
 

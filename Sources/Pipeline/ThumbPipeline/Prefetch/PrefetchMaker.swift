@@ -52,12 +52,12 @@ struct LocalPrefetchMaker: PrefetchMaker {
         }
         // A prefetch answers no one, so a cached copy needs no check of a signed URL.
         if let fresh = pipeline.cache.freshMetadata(key) {
-            return .alreadyCached(placeholder: fresh.photo.map { Placeholder(url: key.url.value, photo: $0) })
+            return .alreadyCached(placeholder: fresh.photo.map { Placeholder(key: key, photo: $0) })
         }
         while true {
             do {
                 let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
-                let placeholder = result.photo.map { Placeholder(url: key.url.value, photo: $0) }
+                let placeholder = result.photo.map { Placeholder(key: key, photo: $0) }
                 // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
                 return result.source == .miss ? .made(bytes: result.bytes.count, placeholder: placeholder) : .alreadyCached(placeholder: placeholder)
             } catch is PipelineBusy {

@@ -16,7 +16,7 @@ struct PlaceholderRoute: Sendable {
         // both makes one thumbnail.
         let key = parsed.key(accept: request.headers[.accept])
         if !parsed.confirmsHits, let photo = thumbnails.pipeline.cache.freshMetadata(key)?.photo {
-            return try respond(Placeholder(url: key.url.value, photo: photo), closing: false)
+            return try respond(Placeholder(key: key, photo: photo), closing: false)
         }
         let placeholder: Placeholder
         let wait = await ClientWait(request, context: context)
