@@ -59,7 +59,7 @@ struct IndexWarmUpTests {
         let folder = DiskTest.makeDirectory("warm-up")
         defer { DiskTest.cleanUp(folder) }
         let empty = folder.appendingPathComponent("empty").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         #expect(IndexWarmUp.start(path: empty) == nil)
         #expect(IndexWarmUp.start(path: folder.appendingPathComponent("missing").path) == nil)
     }

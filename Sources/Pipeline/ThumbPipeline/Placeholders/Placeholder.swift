@@ -45,7 +45,7 @@ extension ThumbnailPipeline {
         if result.photo == nil { result = try await make(key, spec: spec, priority: priority, stale: nil, signed: signed) }
         guard let photo = result.photo else {
             // Only a thumbnail made by another thumbd sharing nothing with this one could get here.
-            throw PlaceholderUnavailable(url: key.url.value)
+            throw PlaceholderUnavailable(url: key.url.shown)
         }
         return Placeholder(key: key, photo: photo)
     }

@@ -84,8 +84,8 @@ enum DiskCacheBenchmark {
     }
 
     /// Runs every measurement on the cache at `cacheDir` (filled or reused by `prepare`, and
-    /// changed by the timed inserts) and on a scratch folder for the fill test. Every open warms
-    /// the index as the daemon's does.
+    /// changed by the timed inserts) and on a scratch folder for the fill test. Every open of
+    /// `cacheDir` reads its index through as the daemon's does.
     static func run(cacheDir: URL, scratch: URL, options: Options = Options(), populateSeconds: Double = 0,
                     progress: @Sendable (String) -> Void = { _ in }) throws -> Result {
         var random = SystemRandomNumberGenerator()
