@@ -15,6 +15,14 @@ import TestSupport
         }
     }
 
+    /// Each page's prose wraps evenly: no line cut to a stub (see `HelpText.reflowed`).
+    @Test func noHelpPageHasStubLines() throws {
+        for command in try HelpPages.commands(of: BenchCLI.executable) {
+            let stubs = HelpPages.stubLines(in: try HelpPages.page(of: BenchCLI.executable, command))
+            #expect(stubs.isEmpty, "thumbd-bench \(command.joined(separator: " ")) --help: \(stubs)")
+        }
+    }
+
     @Test func aUsageErrorExitsTwo() throws {
         let result = try BenchCLI.run(["cache", "--entries", "10"])
         #expect(result.status == 2, "\(result.stderrText)")

@@ -17,13 +17,7 @@ struct HelpValuesTests {
     }
 
     /// `thumbd --help`'s subcommands, and theirs, depth first.
-    static func commands(_ path: [String] = []) throws -> [[String]] {
-        let help = try CLI.run(path + ["--help"], timeout: 30).stdoutText
-        let children = entries(of: help, in: { $0 == "SUBCOMMANDS:" }).compactMap { entry -> String? in
-            entry.split(separator: " ").first.map(String.init)
-        }.filter { $0 != "help" }
-        return [path] + (try children.flatMap { try commands(path + [$0]) })
-    }
+    static func commands() throws -> [[String]] { try HelpPages.commands(of: CLI.executable) }
 
     /// The entries of the help's sections that `section` picks (by their heading, such as
     /// `OPTIONS:`), each with its wrapped lines joined. A heading is a line in capitals ending in `:`;

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import Logging
 import ThumbCache
@@ -9,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the thumbnail daemon: the HTTP API on 127.0.0.1:8080 by default.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Settings come from the embedded defaults, then the YAML file (--config FILE or THUMBD_CONFIG),
             then environment variables: THUMBD_LISTEN (host:port), THUMBD_CACHE_DIR, THUMBD_ALLOW_NETWORKS
             (CIDRs exempt from the private-address guard), THUMBD_ADMIN_TOKEN, THUMBD_SIGNING_KEY,
@@ -17,11 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
             config/thumbd.yaml documents every key with its default.
 
             Try it:
-              curl -o thumb.jpg 'http://127.0.0.1:8080/v1/thumbnail?url=https://example.com/photo.jpg&size=200'
+              curl -o thumb.jpg \\
+                'http://127.0.0.1:8080/v1/thumbnail?url=https://example.com/a.jpg&size=200'
               curl http://127.0.0.1:8080/v1/cache/stats
               curl http://127.0.0.1:8080/metrics
-              open http://127.0.0.1:8080/ui in a browser: the cache inspector (read-only; give the admin
-              token on the page, or as /ui#token=…, to evict a URL or a host)
+              open http://127.0.0.1:8080/ui in a browser: the cache inspector, read-only
+              until given the admin token (on the page, or as /ui#token=…) to evict a URL
+              or a host
 
             GET /healthz says the process is alive; GET /readyz whether to send it work (200, or 503
             draining). SIGTERM or SIGINT (Ctrl-C) stops it in order: /readyz turns 503 at once and every
@@ -31,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             One node of a fleet behind nginx: see config/nginx/thumbd.conf and the fleet.* settings
             (fleet.entry: prefetch items go through the balancer to each URL's home node).
-            """
+            """)
     )
 
     @Option(name: .long, help: ArgumentHelp("YAML configuration file.", valueName: "FILE"))

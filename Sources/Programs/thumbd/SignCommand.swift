@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import ThumbServer
 import ThumbVariant
@@ -8,12 +9,14 @@ struct SignCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Print a signed /v1/thumbnail URL (for a daemon with server.signing_key set).",
-        discussion: """
+        discussion: HelpText.reflowed("""
             The key comes from --key, else from the configuration (server.signing_key or THUMBD_SIGNING_KEY).
-            Example:
+
+            Examples:
               thumbd sign https://example.com/photo.jpg --size 200 --key "$KEY"
-              thumbd sign https://example.com/photo.jpg --size 300x400 --fit pad --background blur --key "$KEY"
-            """
+              thumbd sign https://example.com/photo.jpg --size 300x400 \\
+                  --fit pad --background blur --key "$KEY"
+            """)
     )
 
     @Argument(help: "The image URL.")

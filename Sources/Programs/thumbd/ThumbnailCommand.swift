@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import ImageCore
 import ThumbPipeline
@@ -10,23 +11,28 @@ struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
         abstract: "Make thumbnails of image files.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             The format of each input is read from its first bytes, never from its name. Photos are decoded
             at the smallest size that still leaves the Lanczos-3 filter room to work, turned upright by
             their EXIF orientation, cropped and resized in one pass, and written without metadata.
 
             Examples:
               thumbd thumbnail photo.jpg -o thumb.jpg --size 200
-              thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 --format webp --quality 80
+              thumbd thumbnail shots/*.jpg --out-dir thumbs --size 320 \\
+                  --format webp --quality 80
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
               thumbd thumbnail photo.jpg -o card.jpg --size 300x400
-              thumbd thumbnail product.jpg -o cell.jpg --size 600 --fit pad --background ffffff
-              thumbd thumbnail photo.jpg -o banner.webp --size 320x180 --dpr 2 --max-bytes 30000
+              thumbd thumbnail product.jpg -o cell.jpg --size 600 \\
+                  --fit pad --background ffffff
+              thumbd thumbnail photo.jpg -o banner.webp --size 320x180 \\
+                  --dpr 2 --max-bytes 30000
               thumbd thumbnail product.jpg -o thumb.jpg --gravity center
               thumbd thumbnail product.jpg -o thumb.jpg --focus 0.7,0.4 --trim
-              thumbd thumbnail shots/*.jpg --out-dir grid --preset grid --config thumbd.yaml
+              thumbd thumbnail shots/*.jpg --out-dir grid \\
+                  --preset grid --config thumbd.yaml
               thumbd thumbnail photo.jpg -o thumb.jpg --placeholder
-                {"averageColor":"#8a6f52","color":"srgb","height":1200,"thumbhash":"…","url":"photo.jpg","width":1600}
+                {"averageColor":"#8a6f52","color":"srgb","height":1200,
+                 "thumbhash":"…","url":"photo.jpg","width":1600}
 
             The variant's options are the API's query parameters (docs/variant.md): --size N or WxH,
             --fit cover|contain|pad, --background for pad's bands, --dpr, --max-bytes, --quality.
@@ -45,7 +51,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             A batch uses every core. A file that fails is reported on stderr as
               error: FILE: CODE: reason
             and the rest of the batch is still made; the exit status is then 1.
-            """
+            """)
     )
 
     @Argument(help: "Image files (JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL).")

@@ -8,7 +8,7 @@ struct BenchCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Measure the cache at any size: first answer after each kind of stop, memory per entry, lookups, inserts.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Fills a cache directory with --entries entries (in bulk: the files and index rows the \
             cache writes, without going through a daemon; about 1,000-4,000 bytes each), or reuses \
             --dir when it already holds that many. Then, in process: opening it after a clean close, \
@@ -29,7 +29,7 @@ struct BenchCacheCommand: AsyncParsableCommand {
             `THUMBD_CACHE_DIR=DIR thumbd serve` opens as it is (give the daemon a disk limit that \
             holds it, e.g. THUMBD_CACHE_DISK_MAX_MIB). 10,000,000 entries take about 40 GB of disk \
             (a 4 KiB block each) and 10 million inodes.
-            """
+            """)
     )
 
     @Option(help: "Entries in the disk tier.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 
 /// `thumbd-bench crash`: a real daemon SIGKILLed under traffic, again and again, on one cache
@@ -7,7 +8,7 @@ struct BenchCrashCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crash",
         abstract: "Kill thumbd serve with SIGKILL under a miss storm, a prefetch job and evictions; check the cache after every restart.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts on 127.0.0.1 an origin (python3 -m http.server over --corpus)
             and `thumbd serve` (the thumbd beside this program) on a fresh cache
             directory in a scratch folder (removed afterwards; --keep keeps it with
@@ -52,7 +53,7 @@ struct BenchCrashCommand: ParsableCommand {
 
             The same rounds, fewer and shorter, run in the test suite
             (ThumbdBenchTests.CrashRoundTests).
-            """
+            """)
     )
 
     @Option(help: "Rounds of load, SIGKILL, restart and checks.") var rounds = 50

@@ -10,7 +10,7 @@ struct BenchCropCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crop",
         abstract: "Measure smart crops (thumbd, vips attention, thumbor) on generated product scenes.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             SCENES: generated product photos (CropScenes.SceneGenerator) with the product
             off-centre and its box known: 4 frames (3:2, 16:9, 4:3, 2:3) x 3 backgrounds
             (studio sweep, blurred, sharp busy) x 2 products (plain shaded colour,
@@ -46,7 +46,7 @@ struct BenchCropCommand: AsyncParsableCommand {
               Reported as not installed when it cannot be imported.
             COST ON PHOTOS: thumbd centre and smart, and vips centre and attention,
             over the --corpus photos themselves.
-            """
+            """)
     )
 
     @Option(help: "Folder of photos for busy and blurred backgrounds and the cost on photos (default: ../shared/corpora/photos when present).")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import TestSupport
 
@@ -8,7 +9,7 @@ struct BenchFleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Measure a fleet behind nginx (config/nginx/thumbd.conf): hits/s against static nginx, failover after kill -9, duplication, restart, and a shared tier that keeps a new node warm.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts everything itself on 127.0.0.1, in a scratch folder removed
             afterwards (--keep keeps it, with every log), and stops it all at the
             end, also on failure: an origin (python3 -m http.server over --corpus),
@@ -118,7 +119,7 @@ struct BenchFleetCommand: ParsableCommand {
             (no hits, failover or restart); off: it does not run.
 
             --json prints every figure as one JSON object (snake_case keys).
-            """
+            """)
     )
 
     @OptionGroup var hits: BenchHitOptions

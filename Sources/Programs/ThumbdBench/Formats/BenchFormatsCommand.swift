@@ -9,7 +9,7 @@ struct BenchFormatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "formats",
         abstract: "Measure JPEG, WebP, AVIF and JPEG XL at equal SSIM, their cost per miss, and colour management's cost.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             For every photo of --corpus, its --size thumbnail (cover) is rendered once, then:
             1. encoded as JPEG at --jpeg-quality (82, the default), and scored by SSIM against the careful
                reference (full-size decode, one Lanczos-3 pass; as `thumbd-bench` scores quality);
@@ -22,7 +22,7 @@ struct BenchFormatsCommand: ParsableCommand {
                (Ghostscript's a98.icc; apt-get install libgs-common), with the colour stage's own
                time (target: under 5% of a thumbnail's time).
             Timings are medians of --rounds, one thread.
-            """
+            """)
     )
 
     @Option(help: "Folder of photos.") var corpus = "../shared/corpora/photos"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import ConsoleText
 import Foundation
 import NIOCore
 import ThumbPipeline
@@ -10,7 +11,7 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Measure prefetch jobs: 500 thumbnails behind 50 ms of origin latency, and DELETE to the last origin request.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts on 127.0.0.1 an origin over --corpus (a small Python server adding --latency-ms to every
             request and logging when each arrives) and `thumbd serve` on a fresh cache. Each URL is a photo
             with its own query (?n=…), so every one is downloaded and made.
@@ -21,7 +22,7 @@ struct BenchPrefetchCommand: AsyncParsableCommand {
                (6: the per-host limit, one origin), urls / rate); target: at most 1.25x the bound.
             3. Cancellation: a job of --urls URLs whose origin answers after 2 s is cancelled after 1 s; the
                time from the DELETE to the last request the origin saw; target: under 200 ms.
-            """
+            """)
     )
 
     @Option(help: "Folder of photos the origin serves.") var corpus = "../shared/corpora/photos"

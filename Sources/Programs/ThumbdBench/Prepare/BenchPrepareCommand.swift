@@ -17,7 +17,7 @@ struct BenchPrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prepare",
         abstract: "Measure upload preparation: five 12 MP photos, encodes per image and budget use.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             1. Five photos of --corpus enlarged to 12 MP (4000 px on the long side), stored turned with
                EXIF orientations, GPS, XMP and a comment, as phones write them, are prepared as one batch
                (default rules: 300 KiB, 1200 px, JPEG) --rounds times on a pool of one thread per core.
@@ -27,7 +27,7 @@ struct BenchPrepareCommand: AsyncParsableCommand {
                share that used at least 85% of the budget; targets: at most 4 encodes per image on
                average, and every compressed image at 85% or more. Beside it, plain bisection of the
                quality (50...92, the largest that fits) on the same pixels and encoder.
-            """
+            """)
     )
 
     @Option(help: "Folder of photos.") var corpus = "../shared/corpora/photos"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 
 /// `thumbd-bench serve`: the daemon's serving figures, measured against nginx in the same run.
@@ -6,7 +7,7 @@ struct BenchServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Measure `thumbd serve`: hits/s against nginx, p99 under a miss storm, RSS over a long mixed load.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts everything itself on 127.0.0.1, in a scratch folder removed
             afterwards (--keep keeps it, with every log): an origin (python3 -m
             http.server over --corpus), two daemons (this very thumbd binary,
@@ -79,7 +80,7 @@ struct BenchServeCommand: ParsableCommand {
             it is also given less the memory tier's own growth. Target: < 10%.
 
             --json prints every figure as one JSON object (snake_case keys).
-            """
+            """)
     )
 
     @OptionGroup var hits: BenchHitOptions

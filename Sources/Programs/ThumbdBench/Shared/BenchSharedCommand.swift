@@ -8,7 +8,7 @@ struct BenchSharedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shared",
         abstract: "The shared result tier (cache.shared): a shared hit's latency beside a disk hit's and a miss's.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts SeaweedFS on loopback (from .build/s3-venv: make s3-deps), a python origin over \
             --corpus, and thumbd serve three times per run, each on its own cache, writing to and \
             reading from one bucket: node A makes every thumbnail (misses) and writes them to the \
@@ -16,7 +16,7 @@ struct BenchSharedCommand: ParsableCommand {
             empty, answers them from the shared tier. Reports p50 and p99 of each kind, and how many \
             originals B downloaded (the fleet's promise: none). One request at a time, so the figures \
             are latencies, not throughput.
-            """)
+            """))
 
     @Option(help: "Folder of photos the origin serves (JPEG, PNG, WebP; not recursive).")
     var corpus: String = "../shared/corpora/photos"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 
 /// `thumbd-bench soak`: one daemon under a long mixed load, sampled, as a summary and a chart.
@@ -6,7 +7,7 @@ struct BenchSoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
         abstract: "A long mixed load on one daemon with small cache limits: RSS, fds, threads, cache and hit latency over time, as a summary and a chart.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Starts on 127.0.0.1, in a scratch folder removed afterwards (--keep keeps
             it, with the daemon's and the origin's logs): an origin (python3 -m
             http.server over --corpus) and one `thumbd serve` (the thumbd built
@@ -70,7 +71,7 @@ struct BenchSoakCommand: ParsableCommand {
             bench-deps) the summary and the CSV are still written and the chart is
             reported skipped. --json prints every figure as one JSON object
             (snake_case keys), samples included.
-            """
+            """)
     )
 
     @Option(help: "Minutes of load (fractions allowed: 0.5 for a quick look).")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import ImageCore
 import Thumbnailer
@@ -9,7 +10,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnails",
         abstract: "Measure thumbnail speed and quality against vipsthumbnail, Pillow and djpeg.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Every tool runs over the same files in the same run; the ratios are
             printed. Use a release build (swift build -c release): a debug build
             prints a warning. Each speed figure is the median of --rounds timed
@@ -79,7 +80,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
 
             --json prints every figure as one JSON object (snake_case keys; null
             where a figure could not be measured).
-            """
+            """)
     )
 
     @Option(help: "Folder of images to measure (JPEG, PNG, WebP; not recursive).")

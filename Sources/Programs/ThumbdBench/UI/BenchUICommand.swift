@@ -10,7 +10,7 @@ struct BenchUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ui",
         abstract: "Measure the cache inspector's JSON calls with 100,000 entries in the cache (target < 100 ms each).",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Fills a scratch cache with --entries entries (small files; 60% on one host, the rest on 200
             others; 5% originals; sizes, ages, hits and access times spread out), starts `thumbd serve` on
             it, and times every call the page makes: first paint (overview, hosts, the default page),
@@ -18,7 +18,7 @@ struct BenchUICommand: AsyncParsableCommand {
             reached by cursor, the host filter (the big host and a small one), URL text (matching many
             and matching few), and originals only. Each call is made --repeat times after one warm-up;
             the first call after the daemon starts is reported too (a cold index).
-            """
+            """)
     )
 
     @Option(help: "Entries to fill the cache with.") var entries = 100_000

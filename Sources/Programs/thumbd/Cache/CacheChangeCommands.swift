@@ -9,7 +9,7 @@ struct CacheEvictCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evict",
         abstract: "Remove every cached variant (and the original) of a URL, or every entry of a host.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             On this machine's cache directory: refused while a daemon owns it (go through the daemon).
             With --nodes (or the fleet.nodes setting): sent to every node's API with the admin token,
             so copies a failover left on other nodes go too; a node that does not answer is reported
@@ -19,8 +19,9 @@ struct CacheEvictCommand: AsyncParsableCommand {
             not: the tier does not group them by host). A presigned URL names its object's entries.
 
               thumbd cache evict https://img.example/p/1.jpg
-              thumbd cache evict --host img.example --nodes http://10.0.0.1:8080,http://10.0.0.2:8080
-            """
+              thumbd cache evict --host img.example \\
+                  --nodes http://10.0.0.1:8080,http://10.0.0.2:8080
+            """)
     )
 
     @OptionGroup var options: CacheOptions

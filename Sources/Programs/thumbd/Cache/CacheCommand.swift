@@ -1,9 +1,10 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
+import ObjectStorage
 import ThumbCache
 import ThumbFleet
 import ThumbPipeline
-import ObjectStorage
 import ThumbdConfig
 
 /// `thumbd cache …`: look into the thumbnail cache, and change it when no daemon owns it.
@@ -11,7 +12,7 @@ struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect and manage the thumbnail cache.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             The cache directory is, in order: --cache-dir, $THUMBD_CACHE_DIR, $XDG_CACHE_HOME/thumbd,
             ~/.cache/thumbd. Its index is a SQLite file (index.sqlite) that sqlite3 can read too.
 
@@ -21,7 +22,7 @@ struct CacheCommand: AsyncParsableCommand {
 
             Every command takes --json for tools; without it, aligned tables for people.
             Exit status: 0 ok, 1 failure (or, for path, nothing cached), 2 usage error.
-            """,
+            """),
         subcommands: [
             CacheStatsCommand.self, CacheListCommand.self, CacheShowCommand.self, CachePathCommand.self,
             CacheEvictCommand.self, CacheClearCommand.self, CacheVerifyCommand.self,

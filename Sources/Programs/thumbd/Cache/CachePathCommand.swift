@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConsoleText
 import Foundation
 import ThumbCache
 import Thumbnailer
@@ -7,13 +8,13 @@ struct CachePathCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
         abstract: "Print the absolute path of a cached file, for other programs to read.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Prints one path per matching variant (filter with --size, --fit, --format, --gravity,
             --trim/--no-trim); the file's bytes are exactly the thumbnail. Exit status 1 when nothing
             matching is cached.
 
               convert "$(thumbd cache path https://shop.example/p/1.jpg --size 200)" …
-            """
+            """)
     )
 
     @OptionGroup var options: CacheOptions

@@ -7,10 +7,10 @@ struct CacheStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Entries and bytes per tier against their limits, hit ratio, ages, top hosts, a size histogram.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             With --nodes (or the fleet.nodes setting): each node's tiers from its API, and the fleet's
             totals; a node that does not answer is listed (exit status 1).
-            """
+            """)
     )
 
     @OptionGroup var options: CacheOptions

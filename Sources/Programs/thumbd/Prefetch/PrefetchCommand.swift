@@ -1,10 +1,11 @@
-import ThumbVariant
 import ArgumentParser
+import ConsoleText
 import Dispatch
 import Foundation
 import ThumbCache
 import ThumbPipeline
 import ThumbServer
+import ThumbVariant
 import ThumbdConfig
 import Thumbnailer
 
@@ -12,7 +13,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Make the thumbnails of a list of URLs or of a product-list page before anyone asks for them.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             The job goes to the daemon the configuration names (server.listen, THUMBD_LISTEN) when it answers;
             otherwise it runs in this process against the same cache directory. On a terminal a live bar shows
             done/total, rate, failures and ETA; otherwise plain progress lines. Ctrl-C cancels the job: no new
@@ -22,11 +23,13 @@ struct PrefetchCommand: AsyncParsableCommand {
             with its code), 2 for a usage error, 130 when cancelled with Ctrl-C.
 
             Examples:
-              thumbd prefetch https://cdn.example.com/a.jpg https://cdn.example.com/b.jpg --size 200
+              thumbd prefetch https://cdn.example.com/a.jpg \\
+                  https://cdn.example.com/b.jpg --size 200
               thumbd prefetch --page page-1.json --size 240
               thumbd prefetch --page page-1.json --preset grid
-              thumbd prefetch --page-url 'https://api.example.com/products?page_no=1' --pages 3
-            """
+              thumbd prefetch --page-url 'https://api.example.com/products?page_no=1' \\
+                  --pages 3
+            """)
     )
 
     @Argument(help: "Image URLs.") var urls: [String] = []

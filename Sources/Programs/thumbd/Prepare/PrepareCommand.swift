@@ -13,7 +13,7 @@ struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prepare",
         abstract: "Make a seller's photos ready for upload: 1 to 5 images, each within a byte budget.",
-        discussion: """
+        discussion: HelpText.reflowed("""
             Each photo is turned upright by its EXIF orientation, stripped of all metadata (EXIF with its
             GPS position, XMP, comments, ICC), cropped to a square with --square (from where --gravity says: smart or center; or centred on --focus X,Y), capped to
             --max-side on its longest side, and encoded to land as close under the budget as it can: the
@@ -34,15 +34,19 @@ struct PrepareCommand: AsyncParsableCommand {
 
             Examples:
               thumbd prepare IMG_01.jpg IMG_02.jpg --out ready
-              thumbd prepare shots/*.jpg --out ready --square --budget 200KiB --format webp
-              thumbd prepare shots/*.jpg --out ready --size 1200x1200 --fit pad --background ffffff
-              thumbd prepare *.jpg --out ready --multipart body.bin --params product.json --quiet
-                (prints only `Content-Type: multipart/form-data; boundary=…`, for curl -H)
+              thumbd prepare shots/*.jpg --out ready --square --budget 200KiB \\
+                  --format webp
+              thumbd prepare shots/*.jpg --out ready --size 1200x1200 \\
+                  --fit pad --background ffffff
+              thumbd prepare *.jpg --out ready --multipart body.bin \\
+                  --params product.json --quiet
+                (prints only `Content-Type: multipart/form-data; boundary=…`,
+                 for curl -H)
 
             Defaults come from the `uploads` section of the configuration (config/thumbd.yaml,
             THUMBD_UPLOADS_*); flags override them. Exit status: 0 done, 1 refused or failed (nothing
             written), 2 usage error.
-            """
+            """)
     )
 
     @Argument(help: "The original photos (JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL), in upload order.")
