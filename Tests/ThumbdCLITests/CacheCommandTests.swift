@@ -88,6 +88,37 @@ struct CacheCommandTests {
         #expect(unknown.status == 2 && unknown.stderrText.contains("--gravity"), "\(unknown.status) \(unknown.stderrText)")
     }
 
+    /// --size reads N or WxH as the API's `size` does: 300 is 300x300, 300x400 its own box, and a
+    /// size or fit the API would refuse is a usage error, not a filter that matches nothing.
+    @Test func pathFiltersBySizeAsTheAPIReadsIt() throws {
+        let dir = try CLI.temporaryDirectory().appendingPathComponent("cache")
+        let url = "https://img.shop.example/p/3.jpg"
+        do {
+            let cache = try DiskCache.open(at: dir, mode: .owner)
+            defer { cache.close() }
+            for (width, height, seed) in [(300, 300, UInt8(1)), (300, 400, 2)] {
+                let variant = CacheVariant(size: width, height: height, fit: "cover", format: "jpeg", quality: 82, gravity: "center", trim: false)
+                try cache.store(CacheKey(url: url, variant: variant), Self.bytes(seed, 700))
+            }
+        }
+        func run(_ filters: [String]) throws -> ChildProcessResult {
+            try CLI.run(["cache", "path", url, "--cache-dir", dir.path] + filters)
+        }
+        func bytes(_ result: ChildProcessResult) throws -> [[UInt8]] {
+            try result.stdoutText.split(separator: "\n").map { try TestPaths.bytes(URL(fileURLWithPath: String($0))) }
+        }
+        #expect(try bytes(run(["--size", "300"])) == [Self.bytes(1, 700)])
+        #expect(try bytes(run(["--size", "300x400"])) == [Self.bytes(2, 700)])
+        #expect(try bytes(run(["--size", "300x400", "--fit", "cover"])) == [Self.bytes(2, 700)])
+        #expect(try run(["--size", "400x300"]).status == 1)
+        for (filters, named) in [(["--size", "0x400"], "--size"), (["--size", "300x"], "--size"), (["--size", "300X400"], "--size"),
+                                  (["--fit", "zzz"], "--fit")] {
+            let refused = try run(filters)
+            #expect(refused.status == 2 && refused.stderrText.contains("Error: \(named)"), "\(filters): \(refused.stderrText)")
+            #expect(refused.stderrText.contains("Usage: thumbd cache path"), "\(refused.stderrText)")
+        }
+    }
+
     /// A presigned URL's entry is keyed without its signature (`sources.unkeyed_query`): path, show
     /// and evict find it from the URL with any signature, as a request would.
     @Test func presignedURLsFindTheirEntry() throws {

@@ -76,6 +76,9 @@ struct ShapeCommandTests {
         let input = try Self.photo(in: folder, width: 64, height: 48)
         let result = try CLI.run(["thumbnail", input, "-o", folder.appendingPathComponent("t.jpg").path] + arguments)
         #expect(result.status == 2 && result.stderrText.contains(option), "\(arguments): \(result.status) \(result.stderrText)")
+        // The subcommand's usage, also for what is found after parsing (the variant is read in run()).
+        #expect(result.stderrText.contains("Usage: thumbd thumbnail ") && result.stderrText.contains("See 'thumbd thumbnail --help'"),
+                "\(arguments): \(result.stderrText)")
     }
 
     @Test func prepareTakesTheSameShapes() throws {

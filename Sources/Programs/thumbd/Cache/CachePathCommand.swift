@@ -2,6 +2,7 @@ import ArgumentParser
 import ConsoleText
 import Foundation
 import ThumbCache
+import ThumbVariant
 import Thumbnailer
 
 struct CachePathCommand: AsyncParsableCommand {
@@ -62,17 +63,31 @@ struct CachePathCommand: AsyncParsableCommand {
         }
     }
 
-    /// `text` (`200`, `300x400`, `300x300`) names the variant's box.
-    static func sameSize(_ text: String, _ variant: CacheVariant) -> Bool {
-        let sides = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
-        return switch sides.count {
-        case 1: sides[0] == variant.size && variant.height == variant.size
-        case 2: sides[0] == variant.size && sides[1] == variant.height
-        default: false
+    /// The boxes `--size` names, read by the variant parser as the API reads `size` (so `0x400`
+    /// is refused, not a filter that matches nothing), with `--fit` checked the same way.
+    func boxes() throws -> [(width: Int, height: Int)] {
+        var defaults = VariantDefaults()
+        // Nothing larger can have been made, by any daemon's settings.
+        defaults.maxSize = ThumbnailRequest.sizeRange.upperBound
+        func parsed(_ size: String?) throws -> Variant {
+            var fields = VariantFields()
+            fields.append("size", text: size)
+            fields.append("fit", text: fit)
+            do { return try VariantParser.parse(fields, defaults: defaults) } catch {
+                throw ValidationError(VariantOptions.usage(error))
+            }
+        }
+        guard !size.isEmpty else { _ = try parsed(nil); return [] }
+        return try size.map { text in
+            let variant = try parsed(text)
+            return (variant.width, variant.height)
         }
     }
 
+    func validate() throws { _ = try boxes() }
+
     mutating func run() async throws {
+        let boxes = try boxes()
         try await options.loadConfiguration()
         let normalized = try options.keyedURL(url)
         try CacheCommandFailure.run {
@@ -80,7 +95,7 @@ struct CachePathCommand: AsyncParsableCommand {
             defer { cache.close() }
             let matching = try cache.variants(of: normalized).filter { e in
                 (original ? e.isOriginal : !e.isOriginal)
-                    && (size.isEmpty || size.contains { Self.sameSize($0, e.variant) })
+                    && (boxes.isEmpty || boxes.contains { $0.width == e.variant.size && $0.height == e.variant.height })
                     && (fit.map { $0.lowercased() == e.variant.fit } ?? true)
                     && (format.map { $0.lowercased() == e.variant.format || ($0.lowercased() == "jpg" && e.variant.format == "jpeg") } ?? true)
                     && (gravity.map { $0.matches(e.variant.gravity) } ?? true)
