@@ -24,9 +24,9 @@ public enum HelpPages {
     /// Lines of the page's prose (before `USAGE:`) that wrapping left as stubs: a line at the left
     /// margin of fewer than 60 columns that neither ends a sentence nor introduces what follows,
     /// followed by one that carries the same sentence on in lower case. (An indented line is an
-    /// example or output, which may well be short.) ArgumentParser keeps
-    /// every newline of a discussion and wraps each line at 80 columns, so a paragraph typed at a
-    /// wider measure comes out as full lines alternating with a word or two.
+    /// example or output, which may well be short.) ArgumentParser keeps every newline of a
+    /// discussion and wraps each line at 80 columns, so a paragraph typed at a wider measure comes
+    /// out as full lines alternating with a word or two.
     public static func stubLines(in help: String) -> [String] {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var stubs: [String] = []
