@@ -45,13 +45,20 @@ struct IndexWarmUpTests {
         let cached = try #require(IndexWarmUp.start(path: path))
         #expect(try await Self.finished(cached) == IndexWarmUp.Progress(cachedChunks: 4, readChunks: 0))
 
-        try #require(Self.evictFromPageCache(path), "this file system keeps the file in memory: nothing to read back")
-        let cold = try #require(IndexWarmUp.start(path: path))
-        let progress = try await Self.finished(cold)
-        #expect(progress.readChunks >= 1 && progress.readChunks + progress.cachedChunks == 4 && !progress.stoppedEarly)
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        #expect(thumbd_file_range_is_cached(fd, 0, Int64(IndexWarmUp.chunk * 7 / 2)) == 1, "read back into the page cache")
+        // The kernel may reclaim pages read only once at any moment (on this machine kswapd trims
+        // the page cache all the time), so "cached after" is asked of up to three cold read-throughs:
+        // one that leaves the whole file in memory shows the reading happened. Each must read.
+        var readBack = false
+        for _ in 0..<3 where !readBack {
+            try #require(Self.evictFromPageCache(path), "this file system keeps the file in memory: nothing to read back")
+            let cold = try #require(IndexWarmUp.start(path: path))
+            let progress = try await Self.finished(cold)
+            #expect(progress.readChunks >= 1 && progress.readChunks + progress.cachedChunks == 4 && !progress.stoppedEarly)
+            let fd = open(path, O_RDONLY)
+            readBack = thumbd_file_range_is_cached(fd, 0, Int64(IndexWarmUp.chunk * 7 / 2)) == 1
+            close(fd)
+        }
+        #expect(readBack, "read back into the page cache")
     }
 
     @Test("an empty or missing index starts nothing")
