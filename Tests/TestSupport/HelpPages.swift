@@ -1,20 +1,37 @@
 import ChildProcess
+import Foundation
 
 /// The `--help` pages of a program built on ArgumentParser: its own and each subcommand's.
 public enum HelpPages {
     /// The program's subcommand paths, depth first, from the `SUBCOMMANDS:` section of each page
     /// (the root is `[]`; ArgumentParser's own `help` is left out).
     public static func commands(of executable: String, _ path: [String] = []) throws -> [[String]] {
-        let help = try page(of: executable, path)
-        var children: [String] = []
-        var inside = false
-        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if !line.hasPrefix(" ") { inside = line == "SUBCOMMANDS:"; continue }
-            // An entry starts two spaces in; its wrapped description goes deeper.
-            guard inside, !line.hasPrefix("   "), let name = line.split(separator: " ").first else { continue }
-            if name != "help" { children.append(String(name)) }
-        }
+        let children = entries(of: try page(of: executable, path), in: { $0 == "SUBCOMMANDS:" }).compactMap { entry in
+            entry.split(separator: " ").first.map(String.init)
+        }.filter { $0 != "help" }
         return [path] + (try children.flatMap { try commands(of: executable, path + [$0]) })
+    }
+
+    /// The entries of the help's sections that `section` picks (by their heading, such as
+    /// `OPTIONS:`), each with its wrapped lines joined. A heading is a line in capitals ending in `:`;
+    /// an entry starts two spaces in and deeper lines continue it.
+    public static func entries(of help: String, in section: (String) -> Bool) -> [String] {
+        var entries: [String] = []
+        var inside = false
+        for line in help.components(separatedBy: "\n") {
+            if !line.hasPrefix(" ") {
+                inside = line.hasSuffix(":") && line == line.uppercased() && section(line)
+                continue
+            }
+            guard inside, !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if !line.hasPrefix("   ") || entries.isEmpty {
+                entries.append(text)
+            } else {
+                entries[entries.count - 1] += " " + text
+            }
+        }
+        return entries
     }
 
     public static func page(of executable: String, _ path: [String]) throws -> String {

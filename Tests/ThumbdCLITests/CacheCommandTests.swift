@@ -89,7 +89,7 @@ struct CacheCommandTests {
     }
 
     /// --size reads N or WxH as the API's `size` does: 300 is 300x300, 300x400 its own box, and a
-    /// size or fit the API would refuse is a usage error, not a filter that matches nothing.
+    /// size, fit or format the API would refuse is a usage error, not a filter that matches nothing.
     @Test func pathFiltersBySizeAsTheAPIReadsIt() throws {
         let dir = try CLI.temporaryDirectory().appendingPathComponent("cache")
         let url = "https://img.shop.example/p/3.jpg"
@@ -111,8 +111,10 @@ struct CacheCommandTests {
         #expect(try bytes(run(["--size", "300x400"])) == [Self.bytes(2, 700)])
         #expect(try bytes(run(["--size", "300x400", "--fit", "cover"])) == [Self.bytes(2, 700)])
         #expect(try run(["--size", "400x300"]).status == 1)
+        #expect(try bytes(run(["--size", "300", "--format", "jpg"])) == [Self.bytes(1, 700)])
+        #expect(try run(["--format", "png"]).status == 1)
         for (filters, named) in [(["--size", "0x400"], "--size"), (["--size", "300x"], "--size"), (["--size", "300X400"], "--size"),
-                                  (["--fit", "zzz"], "--fit")] {
+                                  (["--fit", "zzz"], "--fit"), (["--format", "gif"], "--format")] {
             let refused = try run(filters)
             #expect(refused.status == 2 && refused.stderrText.contains("Error: \(named)"), "\(filters): \(refused.stderrText)")
             #expect(refused.stderrText.contains("Usage: thumbd cache path"), "\(refused.stderrText)")

@@ -19,28 +19,6 @@ struct HelpValuesTests {
     /// `thumbd --help`'s subcommands, and theirs, depth first.
     static func commands() throws -> [[String]] { try HelpPages.commands(of: CLI.executable) }
 
-    /// The entries of the help's sections that `section` picks (by their heading, such as
-    /// `OPTIONS:`), each with its wrapped lines joined. A heading is a line in capitals ending in `:`;
-    /// an entry starts two spaces in and deeper lines continue it.
-    static func entries(of help: String, in section: (String) -> Bool) -> [String] {
-        var entries: [String] = []
-        var inside = false
-        for line in help.components(separatedBy: "\n") {
-            if !line.hasPrefix(" ") {
-                inside = line.hasSuffix(":") && line == line.uppercased() && section(line)
-                continue
-            }
-            guard inside, !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if !line.hasPrefix("   ") || entries.isEmpty {
-                entries.append(text)
-            } else {
-                entries[entries.count - 1] += " " + text
-            }
-        }
-        return entries
-    }
-
     /// Values a help entry lists: ArgumentParser's `(values: a, b)`, a value name of lower-case
     /// choices `<a|b|c>` (upper case is a placeholder such as RRGGBB), and a list in the prose
     /// right after a colon or the value name, `: a, b or c` (parenthesised remarks after an item
@@ -70,7 +48,7 @@ struct HelpValuesTests {
     static func listedOptions() throws -> [ListedOption] {
         try commands().flatMap { command -> [ListedOption] in
             let help = try CLI.run(command + ["--help"], timeout: 30).stdoutText
-            let options = entries(of: help, in: { !["SUBCOMMANDS:", "ARGUMENTS:"].contains($0) }).filter { $0.hasPrefix("-") }
+            let options = HelpPages.entries(of: help, in: { !["SUBCOMMANDS:", "ARGUMENTS:"].contains($0) }).filter { $0.hasPrefix("-") }
             return options.compactMap { entry in
                 guard let option = entry.range(of: #"--[a-z0-9-]+"#, options: .regularExpression).map({ String(entry[$0]) }) else { return nil }
                 let values = listedValues(entry)

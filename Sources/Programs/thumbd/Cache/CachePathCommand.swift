@@ -63,31 +63,27 @@ struct CachePathCommand: AsyncParsableCommand {
         }
     }
 
-    /// The boxes `--size` names, read by the variant parser as the API reads `size` (so `0x400`
-    /// is refused, not a filter that matches nothing), with `--fit` checked the same way.
-    func boxes() throws -> [(width: Int, height: Int)] {
+    /// `--size`, `--fit` and `--format` read by the variant parser as the API reads them (so
+    /// `--size 0x400` is refused, not a filter that matches nothing), as the cache's own variant
+    /// text: one per size asked for.
+    func wanted() throws -> [CacheVariant] {
         var defaults = VariantDefaults()
         // Nothing larger can have been made, by any daemon's settings.
         defaults.maxSize = ThumbnailRequest.sizeRange.upperBound
-        func parsed(_ size: String?) throws -> Variant {
+        func parsed(_ size: String?) throws -> CacheVariant {
             var fields = VariantFields()
             fields.append("size", text: size)
             fields.append("fit", text: fit)
-            do { return try VariantParser.parse(fields, defaults: defaults) } catch {
+            fields.append("format", text: format)
+            do { return try VariantParser.parse(fields, defaults: defaults).cacheVariant } catch {
                 throw ValidationError(VariantOptions.usage(error))
             }
         }
-        guard !size.isEmpty else { _ = try parsed(nil); return [] }
-        return try size.map { text in
-            let variant = try parsed(text)
-            return (variant.width, variant.height)
-        }
+        return size.isEmpty ? [try parsed(nil)] : try size.map(parsed)
     }
 
-    func validate() throws { _ = try boxes() }
-
     mutating func run() async throws {
-        let boxes = try boxes()
+        let wanted = try wanted()
         try await options.loadConfiguration()
         let normalized = try options.keyedURL(url)
         try CacheCommandFailure.run {
@@ -95,9 +91,11 @@ struct CachePathCommand: AsyncParsableCommand {
             defer { cache.close() }
             let matching = try cache.variants(of: normalized).filter { e in
                 (original ? e.isOriginal : !e.isOriginal)
-                    && (boxes.isEmpty || boxes.contains { $0.width == e.variant.size && $0.height == e.variant.height })
-                    && (fit.map { $0.lowercased() == e.variant.fit } ?? true)
-                    && (format.map { $0.lowercased() == e.variant.format || ($0.lowercased() == "jpg" && e.variant.format == "jpeg") } ?? true)
+                    && wanted.contains { asked in
+                        (size.isEmpty || (asked.size, asked.height) == (e.variant.size, e.variant.height))
+                            && (fit == nil || asked.fit == e.variant.fit)
+                            && (format == nil || asked.format == e.variant.format)
+                    }
                     && (gravity.map { $0.matches(e.variant.gravity) } ?? true)
                     && (trim.map { $0 == e.variant.trim } ?? true)
             }
