@@ -1,7 +1,8 @@
 # thumbd — the two commands a new machine needs:
 #   make run    install missing system libraries, build (release), start the daemon (thumbd serve)
-#   make test   install missing system libraries, build, run the whole test suite, then every fuzz
-#               target for 20 s (TEST_FUZZ_SECONDS)
+#   make test   install missing system libraries, build, run the whole test suite, try the Debian
+#               package and the container image (package-test), then every fuzz target for 20 s
+#               (TEST_FUZZ_SECONDS) and the HTTP contract
 #
 # System libraries come from Debian's packages, installed with apt-get when missing
 # (as root, or through sudo). Nothing is downloaded from anywhere else.
@@ -32,9 +33,14 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files uninstall
+.PHONY: run test build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
-run: deps release
+# Release builds link the Swift runtime in and carry no RPATH, as `make package` ships thumbd, so
+# `make run`, the benchmarks and the package share one build folder without rebuilding each other.
+RELEASE := -c release --static-swift-stdlib --disable-local-rpath
+# Only the daemon's binary: the benchmarks (thumbd-bench) are built by the bench targets that run them.
+run: deps
+	$(SWIFT) build $(RELEASE) --product thumbd $(BUILD_FLAGS)
 	.build/release/thumbd $(ARGS)
 
 build: deps
@@ -43,7 +49,7 @@ build: deps
 # Every product: thumbd (what `make install` ships) and thumbd-bench (the benchmarks, which run the
 # thumbd beside them).
 release: deps
-	$(SWIFT) build -c release $(BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) $(BUILD_FLAGS)
 
 # The test targets that talk to a real HTTP origin and daemon on loopback (the server, the pipeline's
 # downloads and jobs, the fleet, and `thumbd prefetch`) run in a second pass: they wait on timers
@@ -64,6 +70,7 @@ test: deps browser-deps fleet-deps reference-deps contract-deps s3-deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
+	$(MAKE) --no-print-directory package-test
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
 	$(MAKE) --no-print-directory contract
 
@@ -253,6 +260,36 @@ fuzz: fuzz-build
 clean:
 	rm -rf .build .build-*
 
+# The Debian package (issue 42). `make package` writes $(DIST)/thumbd_VERSION_amd64.deb and prints its
+# path last: a release build with the Swift runtime linked in (the same build `make run` makes), man
+# pages and completions generated from the command-line definitions, Depends from dpkg-shlibdeps, the
+# unit enabled and run as the thumbd user; lintian must report no error (Scripts/package/build-deb.sh).
+# `make image` builds the container image thumbd:VERSION from the Containerfile on that .deb, with
+# podman or docker (Scripts/package/build-image.sh). `make package-test` tries both where they will
+# run: a clean Debian 12 root made with debootstrap (cached in ~/.cache/thumbd-packaging) installs
+# the .deb with apt and serves a thumbnail, then the image serves one with a read-only root
+# (Scripts/package/package-test.sh; as root).
+DIST ?= dist
+PACKAGE_PACKAGES := dpkg-dev debhelper lintian
+IMAGE_PACKAGES := podman runc debootstrap curl
+BUILD_DEB := SWIFT=$(SWIFT) RELEASE_FLAGS="$(RELEASE)" Scripts/package/build-deb.sh $(DIST)
+
+package-deps:
+	$(call apt-install,$(PACKAGE_PACKAGES),to build the Debian package,exit 1)
+
+image-deps:
+	$(call apt-install,$(IMAGE_PACKAGES),to build and try the container image,exit 1)
+
+package: deps package-deps
+	@$(BUILD_DEB)
+
+image: deps package-deps image-deps
+	@deb=$$($(BUILD_DEB)) && Scripts/package/build-image.sh "$$deb"
+
+package-test: deps package-deps image-deps
+	@deb=$$($(BUILD_DEB)) && image=$$($(SUDO) Scripts/package/build-image.sh "$$deb") && \
+	  $(SUDO) Scripts/package/package-test.sh "$$deb" "$$image"
+
 # Installing as a service: `make install` (as root) builds release and puts in place
 #   $(BINDIR)/thumbd, $(UNITDIR)/thumbd.service, $(SYSCONFDIR)/thumbd/thumbd.yaml
 # then: systemctl daemon-reload && systemctl enable --now thumbd
@@ -268,8 +305,16 @@ SYSCONFDIR ?= /etc
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 BINARY     ?= .build/release/thumbd
 
-install: release install-files
+install: deps
+	$(SWIFT) build $(RELEASE) --product thumbd $(BUILD_FLAGS)
+	$(MAKE) --no-print-directory install-files install-user
 	@echo "Installed. Then: systemctl daemon-reload && systemctl enable --now thumbd"
+
+# The unit runs as the system user thumbd (the Debian package's postinst makes it the same way).
+install-user:
+	@getent passwd thumbd >/dev/null || { \
+	  useradd --system --user-group --home-dir /var/cache/thumbd --no-create-home --shell /usr/sbin/nologin \
+	    --comment "thumbd image thumbnail daemon" thumbd && echo "Created the system user thumbd"; }
 
 # The unit's paths are rewritten to where the binary and the configuration go. thumbd.yaml is
 # copied only when absent: operators edit it, and a reinstall must not undo their settings.

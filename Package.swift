@@ -353,7 +353,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ConsoleText", "ImageCodecs", "ImageCore", "ThumbCache"]),
+        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ConsoleText", "ImageCodecs", "ImageCore", "ThumbCache", "ThumbServer"]),
         // The inputs the fuzz targets found bugs with (TestImages/fuzz-regressions), run through them again.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ThumbdFuzzTargets", "TestSupport"]),
         // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.

@@ -53,12 +53,22 @@ struct ServiceUnitTests {
     /// The unit's promises that the daemon and `make install` rely on.
     @Test func unitRunsTheInstalledBinaryAsANotifyServiceWithItsCacheDirectory() throws {
         let lines = Set(try String(contentsOf: Self.unitFile, encoding: .utf8).split(separator: "\n").map(String.init))
-        for expected in [Self.installedExecStart, "Type=notify", "DynamicUser=yes", "CacheDirectory=thumbd",
+        for expected in [Self.installedExecStart, "Type=notify", "User=thumbd", "Group=thumbd", "CacheDirectory=thumbd",
                          "Environment=THUMBD_CACHE_DIR=%C/thumbd", "KillSignal=SIGTERM", "Restart=on-failure",
                          "MemoryDenyWriteExecute=yes", "CapabilityBoundingSet="] {
             #expect(lines.contains(expected), "thumbd.service lacks \(expected)")
         }
         #expect(!lines.contains { $0.hasPrefix("ExecReload=") }, "thumbd does nothing on SIGHUP: no reload")
+        #expect(!lines.contains("DynamicUser=yes"), "the package makes a thumbd user: a dynamic one would own /var/cache/private/thumbd instead")
+    }
+
+    /// The Debian package's version is thumbd's own: its changelog's last entry names BuildInfo.version.
+    @Test func debianChangelogNamesThumbdsVersion() throws {
+        let changelog = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("packaging/debian/changelog"), encoding: .utf8)
+        let first = try #require(changelog.split(separator: "\n").first.map(String.init))
+        let version = try #require(first.firstMatch(of: /^thumbd \(([^)]+)\) /)?.output.1, "\(first)")
+        let result = try CLI.run(["--version"])
+        #expect(result.stdoutText.hasPrefix("thumbd \(version) "), "changelog \(version), --version \(result.stdoutText)")
     }
 
     // MARK: make install-files

@@ -56,4 +56,14 @@ public struct ServerSettings: Sendable {
     public init() {}
 
     public var listenDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// The daemon's base URL for a client on the same machine: a wildcard listen address (0.0.0.0,
+    /// ::, as in a container) is reached through the loopback of its family.
+    public var localBaseURL: String {
+        switch host {
+        case "0.0.0.0": return "http://127.0.0.1:\(port)"
+        case "::": return "http://[::1]:\(port)"
+        default: return "http://\(listenDescription)"
+        }
+    }
 }

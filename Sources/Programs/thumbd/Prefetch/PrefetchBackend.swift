@@ -63,9 +63,8 @@ struct DaemonBackend: PrefetchBackend {
 
     /// The daemon at `host:port`, if `/healthz` answers within three seconds (a busy daemon is
     /// still the one to use; a dead port refuses at once).
-    static func find(host: String, port: Int, adminToken: String?) async -> DaemonBackend? {
-        let name = host.contains(":") ? "[\(host)]" : host
-        let base = "http://\(name == "0.0.0.0" ? "127.0.0.1" : name):\(port)"
+    static func find(server: ServerSettings, adminToken: String?) async -> DaemonBackend? {
+        let base = server.localBaseURL
         do {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/healthz"), timeout: .seconds(3))
             _ = try await response.body.collect(upTo: 4096)

@@ -62,8 +62,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let job = try makeJob(spec: spec)
 
         let backend: any PrefetchBackend
-        if !inProcess, let daemon = await DaemonBackend.find(host: settings.server.host, port: settings.server.port,
-                                                             adminToken: settings.server.adminToken) {
+        if !inProcess, let daemon = await DaemonBackend.find(server: settings.server, adminToken: settings.server.adminToken) {
             backend = daemon
         } else {
             do {
