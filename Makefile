@@ -35,9 +35,10 @@ endef
 
 .PHONY: run test build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
-# Release builds link the Swift runtime in and carry no RPATH, as `make package` ships thumbd, so
-# `make run`, the benchmarks and the package share one build folder without rebuilding each other.
-RELEASE := -c release --static-swift-stdlib --disable-local-rpath
+# Release builds link the Swift runtime in, carry no RPATH and bind every symbol at start (full RELRO),
+# as `make package` ships thumbd, so `make run`, the benchmarks and the package share one build folder
+# without rebuilding each other.
+RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 # Only the daemon's binary: the benchmarks (thumbd-bench) are built by the bench targets that run them.
 run: deps
 	$(SWIFT) build $(RELEASE) --product thumbd $(BUILD_FLAGS)

@@ -27,7 +27,7 @@ say() { printf 'package: %s\n' "$*" >&2; }
 fail() { say "$*"; exit 1; }
 
 # The Makefile's RELEASE flags, so `make run` and `make package` share one build.
-read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib --disable-local-rpath}"
+read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now}"
 # stdout carries the .deb's path alone; the builds talk on stderr.
 "$swift" build "${release[@]}" --product thumbd >&2
 "$swift" build "${release[@]}" --product generate-manual >&2

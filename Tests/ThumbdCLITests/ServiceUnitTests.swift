@@ -66,9 +66,15 @@ struct ServiceUnitTests {
     @Test func debianChangelogNamesThumbdsVersion() throws {
         let changelog = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("packaging/debian/changelog"), encoding: .utf8)
         let first = try #require(changelog.split(separator: "\n").first.map(String.init))
-        let version = try #require(first.firstMatch(of: /^thumbd \(([^)]+)\) /)?.output.1, "\(first)")
+        let version = try #require(first.firstMatch(of: #/^thumbd \(([^)]+)\) /#)?.output.1, "\(first)")
         let result = try CLI.run(["--version"])
         #expect(result.stdoutText.hasPrefix("thumbd \(version) "), "changelog \(version), --version \(result.stdoutText)")
+        // The install commands in the docs name the package this source builds.
+        for page in ["README.md", "docs/operations.md"] {
+            let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(page), encoding: .utf8)
+            let named = Set(text.matches(of: /thumbd_([0-9][^_ ]*)_amd64\.deb/).map { String($0.output.1) })
+            #expect(named == [String(version)], "\(page) names thumbd_\(named.sorted())_amd64.deb; the package is \(version)")
+        }
     }
 
     // MARK: make install-files
