@@ -14,6 +14,7 @@ struct S3SourceTests {
         var s3 = S3Settings()
         s3.endpoint = try S3Endpoint(server.endpoint)
         s3.credentials = S3Credentials(accessKeyID: S3TestServer.accessKey, secretAccessKey: secret)
+        s3.buckets = ["shop-photos": S3BucketSettings(), "no-such-bucket": S3BucketSettings()]
         return s3
     }
 
@@ -60,6 +61,7 @@ struct S3SourceTests {
 
         let unsigned = try await TestDaemon.start { settings in
             settings.download.s3.endpoint = try! S3Endpoint(server.endpoint)
+            settings.download.s3.buckets["shop-photos"] = S3BucketSettings()
         }
         let anonymous = try await unsigned.get(unsigned.thumbnailPath("s3://shop-photos/products/12/main%20photo.jpg"))
         #expect(anonymous.status == 502)
@@ -72,6 +74,41 @@ struct S3SourceTests {
         #expect(unreachable.status == 502)
         #expect(String(decoding: unreachable.body, as: UTF8.self).contains("\"origin_unreachable\""))
         try await orphan.stop()
+    }
+
+    @Test("Only listed buckets are read: another bucket, or the shared tier's, is refused before the store is asked")
+    func onlyListedBuckets() async throws {
+        let server = try S3TestServer.start()
+        defer { server.stop() }
+        // The shared tier's bucket need not exist: the refusal comes before the store is asked (it
+        // would say object_not_found otherwise).
+        for bucket in ["shop-photos", "private-archive"] {
+            try server.makeBucket(bucket)
+            try server.put(bucket: bucket, key: "a.jpg", bytes: Images.jpeg)
+        }
+        let listed = try await TestDaemon.start { settings in
+            settings.download.s3 = try! Self.settings(server)
+            settings.download.s3.reservedBucket = "thumbd-results"
+        }
+        #expect(try await listed.get(listed.thumbnailPath("s3://shop-photos/a.jpg")).status == 200)
+        for bucket in ["private-archive", "thumbd-results"] {
+            let refused = try await listed.get(listed.thumbnailPath("s3://\(bucket)/a.jpg"))
+            let text = String(decoding: refused.body, as: UTF8.self)
+            #expect(refused.status == 403, "\(bucket): \(text)")
+            #expect(text.contains("\"bucket_not_allowed\""), "\(text)")
+        }
+        try await listed.stop()
+
+        // any_bucket opens every bucket but the shared tier's.
+        let open = try await TestDaemon.start { settings in
+            settings.download.s3 = try! Self.settings(server)
+            settings.download.s3.buckets = [:]
+            settings.download.s3.anyBucket = true
+            settings.download.s3.reservedBucket = "thumbd-results"
+        }
+        #expect(try await open.get(open.thumbnailPath("s3://private-archive/a.jpg")).status == 200)
+        #expect(try await open.get(open.thumbnailPath("s3://thumbd-results/a.jpg")).status == 403)
+        try await open.stop()
     }
 }
 

@@ -114,6 +114,8 @@ final class DocWorld {
               zoom: { size: 1200, fit: contain, trim: true, format: auto, quality: 85 }
 
             """.utf8).write(to: folder.appendingPathComponent("presets.yaml"))
+        // A settings file with the typo docs/configuration.md shows being refused.
+        try Data("cache:\n  disk_max_gib: 500\n".utf8).write(to: folder.appendingPathComponent("typo.yaml"))
     }
 
     /// A product-list page whose photos are on the origin.

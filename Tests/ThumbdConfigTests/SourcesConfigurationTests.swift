@@ -48,6 +48,31 @@ struct SourcesConfigurationTests {
         #expect(overridden.region == "ap-east-1")
     }
 
+    /// The buckets s3:// URLs may read: the listed ones (an entry may be empty), every one with
+    /// any_bucket, never the shared tier's.
+    @Test func onlyListedBucketsAreSources() async throws {
+        let none = try await load(nil).daemon.download.s3
+        #expect(!none.anyBucket)
+        #expect(none.refusal(of: "photos")?.contains("sources.s3.buckets") == true)
+
+        let listed = try await load("""
+            sources:
+              s3:
+                buckets:
+                  photos: {}
+                  archive:
+            cache:
+              shared: s3://thumbd-results/fleet
+            """).daemon.download.s3
+        #expect(listed.refusal(of: "photos") == nil && listed.refusal(of: "archive") == nil)
+        #expect(listed.refusal(of: "other") != nil)
+        #expect(listed.refusal(of: "thumbd-results")?.contains("cache.shared") == true)
+
+        let open = try await load("cache:\n  shared: s3://thumbd-results\n", ["THUMBD_SOURCES_S3_ANY_BUCKET": "true"]).daemon.download.s3
+        #expect(open.anyBucket && open.refusal(of: "anything") == nil)
+        #expect(open.refusal(of: "thumbd-results") != nil)
+    }
+
     @Test func theSharedTierIsRead() async throws {
         #expect(try await load(nil).daemon.pipeline.shared == nil)
         let shared = try #require(try await load("cache:\n  shared: s3://thumbd-results/fleet/eu/\n  shared_timeout: 0.5\n").daemon.pipeline.shared)

@@ -13,8 +13,15 @@ public struct S3Settings: Sendable {
     public var pathStyle: Bool?
     /// Nil: requests go unsigned, which only a public bucket answers.
     public var credentials: S3Credentials?
-    /// Per-bucket differences; what a bucket leaves out comes from the fields above.
+    /// Per-bucket differences; what a bucket leaves out comes from the fields above. Also the
+    /// buckets `s3://` URLs may read, unless `anyBucket`.
     public var buckets: [String: S3BucketSettings] = [:]
+    /// Every bucket the credentials can read is a source (the behaviour before 0.13.0). Off: only
+    /// those listed in `buckets`, so a client cannot turn any readable object into a thumbnail.
+    public var anyBucket = false
+    /// The shared result tier's bucket: never read as a source, whatever the above say, so a client
+    /// cannot read the fleet's stored thumbnails and their facts by name.
+    public var reservedBucket: String?
 
     public init() {}
 
@@ -36,6 +43,17 @@ public struct S3Settings: Sendable {
             throw S3SettingsError("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: one of them is set without the other")
         }
         return settings
+    }
+
+    /// Whether an `s3://` URL may read from `bucket`; nil when it may, else why not.
+    public func refusal(of bucket: String) -> String? {
+        if bucket == reservedBucket {
+            return "s3://\(bucket) holds the shared tier (cache.shared) and is never read as a source"
+        }
+        guard anyBucket || buckets[bucket] != nil else {
+            return "s3://\(bucket) is not listed in sources.s3.buckets (sources.s3.any_bucket is off)"
+        }
+        return nil
     }
 
     /// What requests for `bucket` use.

@@ -5,8 +5,9 @@ import Yams
 /// `sources.s3`: where `s3://` photos are fetched from. The defaults are keys like any other
 /// (`sources.s3.endpoint`, or THUMBD_SOURCES_S3_ENDPOINT); what they leave unset comes from the
 /// variables every AWS tool reads (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
-/// AWS_REGION, AWS_ENDPOINT_URL_S3). Buckets that differ are a map in the file only
-/// (`sources.s3.buckets.NAME`), since the layered reader cannot list a map's names.
+/// AWS_REGION, AWS_ENDPOINT_URL_S3). Buckets are a map in the file only (`sources.s3.buckets.NAME`),
+/// since the layered reader cannot list a map's names: the buckets `s3://` URLs may read, each with
+/// what it sets differently (`photos: {}` when nothing); `sources.s3.any_bucket` opens every bucket.
 enum SourcesSection {
     static let fields = ["region", "endpoint", "path_style", "access_key_id", "secret_access_key", "session_token"]
 
@@ -21,6 +22,7 @@ enum SourcesSection {
         settings.pathStyle = own.pathStyle
         if let credentials = own.credentials { settings.credentials = credentials }
         settings.buckets = try buckets(file: file)
+        settings.anyBucket = try s.bool("sources.s3.any_bucket", default: false)
         return settings
     }
 
@@ -58,7 +60,10 @@ enum SourcesSection {
         for (bucket, body) in buckets {
             let name = "sources.s3.buckets.\(bucket)"
             do { _ = try S3Location("s3://\(bucket)/k") } catch { throw ConfigError("\(name): \(error.message)") }
-            guard let fields = body as? [String: Any] else { throw ConfigError("\(name) must be a map of \(Self.fields.joined(separator: ", "))") }
+            // `photos: {}` or `photos:` lists a bucket that needs nothing of its own.
+            guard let fields = body is NSNull ? [:] : body as? [String: Any] else {
+                throw ConfigError("\(name) must be a map of \(Self.fields.joined(separator: ", ")) (or {} when the defaults suit it)")
+            }
             if let unknown = fields.keys.first(where: { !Self.fields.contains($0) }) {
                 throw ConfigError("\(name) has an unknown key \"\(unknown)\"; the keys are \(Self.fields.joined(separator: ", "))")
             }

@@ -36,7 +36,12 @@ public struct ThumbdConfiguration: Sendable {
 
     public static func load(file explicitFile: String? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ThumbdConfiguration {
+        try await load(file: explicitFile, environment: environment, recorder: nil)
+    }
+
+    static func load(file explicitFile: String?, environment: [String: String], recorder: KeyRecorder?) async throws -> ThumbdConfiguration {
         let file = explicitFile ?? environment[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        try refuseUnknownSettings(file: file, environment: environment)
         var providers: [any ConfigProvider] = []
         var aliased: [AbsoluteConfigKey: ConfigValue] = [:]
         for (variable, key) in environmentAliases {
@@ -58,8 +63,19 @@ public struct ThumbdConfiguration: Sendable {
                 throw ConfigError("cannot read the configuration file \(file): \(error)")
             }
         }
-        let settings = SettingReader(reader: ConfigReader(providers: providers))
+        let settings = SettingReader(reader: ConfigReader(providers: providers), recorder: recorder)
         return try ThumbdConfiguration(settings, file: file, environment: environment)
+    }
+
+    /// A mistyped key or variable stops every command that reads settings, before anything is opened:
+    /// ignored, it would leave the default in force without a word.
+    static func refuseUnknownSettings(file: String?, environment: [String: String]) throws {
+        var problems = KnownSettings.unknownVariables(in: environment)
+        if let file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
+            problems += try KnownSettings.unknownKeys(inYAML: text, file: file)
+        }
+        guard !problems.isEmpty else { return }
+        throw ConfigError(problems.joined(separator: "\n"))
     }
 
     init(_ s: SettingReader, file: String?, environment: [String: String]) throws {
@@ -224,12 +240,14 @@ public struct ThumbdConfiguration: Sendable {
                                                    range: 0...16_777_216) << 20
         d.diskLimits.ttl = try s.seconds("cache.ttl", default: DiskCacheLimits.defaultTTL.secondsValue, range: 1...315_360_000)
         d.diskLimits.fsync = try s.choice("cache.fsync", default: d.diskLimits.fsync, FsyncPolicy.self)
+        let sharedTimeout = try s.seconds("cache.shared_timeout", default: 2, range: 0.05...60)
         if let text = s.string("cache.shared") {
             do { d.pipeline.shared = try SharedTierSettings(text) } catch {
                 throw s.invalid("cache.shared", text, "s3://BUCKET[/PREFIX] (\(error.message))")
             }
-            d.pipeline.shared?.readTimeout = try s.seconds("cache.shared_timeout", default: 2, range: 0.05...60)
+            d.pipeline.shared?.readTimeout = sharedTimeout
         }
+        d.download.s3.reservedBucket = d.pipeline.shared?.bucket
         daemon = d
     }
 

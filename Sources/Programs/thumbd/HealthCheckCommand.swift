@@ -45,11 +45,7 @@ struct HealthCheckCommand: AsyncParsableCommand {
         if let url {
             base = url.hasSuffix("/") ? String(url.dropLast()) : url
         } else {
-            do {
-                base = try await ThumbdConfiguration.load(file: config).daemon.server.localBaseURL
-            } catch let error as ConfigError {
-                throw ValidationError(error.message)
-            }
+            base = try await loadSettings(file: config).daemon.server.localBaseURL
         }
         let readyz = base + "/readyz"
         do {

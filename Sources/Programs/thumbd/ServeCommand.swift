@@ -53,12 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
         var environment = ProcessInfo.processInfo.environment
         if let listen { environment["THUMBD_LISTEN"] = listen }
         if let cacheDir { environment[CacheLocation.environmentVariable] = cacheDir }
-        let loaded: ThumbdConfiguration
-        do {
-            loaded = try await ThumbdConfiguration.load(file: config, environment: environment)
-        } catch let error as ConfigError {
-            throw ValidationError(error.message)
-        }
+        let loaded = try await loadSettings(file: config, environment: environment)
         var adjusted = loaded.daemon
         if memoryOnly { adjusted.cacheDirectory = nil }
         let settings = adjusted

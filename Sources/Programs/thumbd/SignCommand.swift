@@ -30,7 +30,7 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "The daemon's base URL (default: from server.listen).") var base: String?
 
     func run() async throws {
-        let loaded = try await ThumbdConfiguration.load(file: config)
+        let loaded = try await loadSettings(file: config)
         guard let signingKey = key ?? loaded.daemon.server.signingKey else {
             throw ValidationError("no signing key: pass --key, or set server.signing_key / THUMBD_SIGNING_KEY")
         }

@@ -12,7 +12,7 @@ struct Thumbd: AsyncParsableCommand {
             2 for a usage error. Errors carry a stable code such as corrupt_image or pixel_limit_exceeded.
             """),
         version: VersionText.text,
-        subcommands: [ServeCommand.self, ThumbnailCommand.self, PrefetchCommand.self, PrepareCommand.self, CacheCommand.self, SignCommand.self, HealthCheckCommand.self]
+        subcommands: [ServeCommand.self, ThumbnailCommand.self, PrefetchCommand.self, PrepareCommand.self, CacheCommand.self, SignCommand.self, ConfigCommand.self, HealthCheckCommand.self]
     )
 
     /// Usage errors exit 2 (not ArgumentParser's 64), so scripts can tell them from image failures.

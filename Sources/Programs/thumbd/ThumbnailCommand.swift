@@ -175,9 +175,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         var trimThreshold = ThumbnailRequest.defaultTrimThreshold
         if preset != nil || config != nil {
             let loaded: ThumbdConfiguration
-            do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
-                throw ValidationError(error.message)
-            }
+            loaded = try await loadSettings(file: config)
             defaults = loaded.daemon.server.variants
             defaults.maxSize = max(defaults.maxSize, ThumbnailRequest.sizeRange.upperBound)
             defaults.onlyPresets = false

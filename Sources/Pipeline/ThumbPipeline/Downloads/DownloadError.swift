@@ -29,6 +29,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// The object store refused thumbd's credentials for an `s3://` object: a wrong or missing
         /// key, an expired token, a policy that does not grant the read.
         case objectAccessDenied = "object_access_denied"
+        /// An `s3://` URL names a bucket thumbd is not told to read (`sources.s3.buckets`), or the
+        /// shared tier's: refused before any request to the object store.
+        case bucketNotAllowed = "bucket_not_allowed"
         /// A URL whose signature the cache key leaves out (a presigned URL) was refused by its
         /// origin (401 or 403): expired or forged. Its thumbnail is not served, even when cached.
         case urlRefused = "url_refused"

@@ -13,6 +13,7 @@ extension Downloader {
     }
 
     func fetchObject(_ location: S3Location, validators: CacheValidators?, priority: PriorityCell) async throws -> DownloadOutcome {
+        if let refusal = settings.s3.refusal(of: location.bucket) { throw DownloadError(.bucketNotAllowed, refusal) }
         let target = settings.s3.target(for: location.bucket)
         let signed = target.request("GET", key: location.key)
         try await slots.acquire(host: signed.authority, priority: priority)

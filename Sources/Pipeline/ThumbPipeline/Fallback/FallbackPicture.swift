@@ -50,10 +50,10 @@ public struct FallbackPicture: Sendable {
 
     /// The photo could not be had: the origin's 4xx or 5xx, unreachable, too slow, too large, a
     /// missing or refused object. A client's own mistake (a bad URL, a destination the policy
-    /// blocks, a URL refused) keeps its problem.
+    /// blocks, a URL refused, a bucket not listed) keeps its problem.
     static func covers(_ code: DownloadError.Code) -> Bool {
         switch code {
-        case .invalidURL, .destinationBlocked, .urlRefused: false
+        case .invalidURL, .destinationBlocked, .urlRefused, .bucketNotAllowed: false
         case .originStatus, .tooManyRedirects, .originTimeout, .originTooLarge, .originTruncated, .originUnreachable, .originTLS,
              .insecureRedirect, .originHeadersTooLarge, .objectNotFound, .objectAccessDenied: true
         }

@@ -61,17 +61,12 @@ struct CacheOptions: ParsableArguments {
 
     /// Reads the same settings as `thumbd serve`, so the commands find the daemon's cache.
     mutating func loadConfiguration() async throws {
-        do {
-            let loaded = try await ThumbdConfiguration.load(file: config)
-            configured = loaded.cacheLocation
-            configuredFleet = loaded.daemon.fleet
-            configuredToken = loaded.daemon.server.adminToken
-            configuredPipeline = loaded.daemon.pipeline
-            configuredS3 = loaded.daemon.download.s3
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            throw ExitCode.failure
-        }
+        let loaded = try await loadSettings(file: config)
+        configured = loaded.cacheLocation
+        configuredFleet = loaded.daemon.fleet
+        configuredToken = loaded.daemon.server.adminToken
+        configuredPipeline = loaded.daemon.pipeline
+        configuredS3 = loaded.daemon.download.s3
     }
 
     /// A URL argument as the daemon keys it: normalized, and without the signature parameters its

@@ -52,9 +52,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded: ThumbdConfiguration
-        do { loaded = try await ThumbdConfiguration.load(file: config) } catch let error as ConfigError {
-            throw ValidationError(error.message)
-        }
+        loaded = try await loadSettings(file: config)
         let settings = loaded.daemon
         var defaults = settings.server.variants
         defaults.onlyPresets = false  // a daemon that takes only presets says so itself

@@ -146,13 +146,7 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     private func loadRules() async throws -> UploadSettings {
-        var rules: UploadSettings
-        do {
-            rules = try await ThumbdConfiguration.load(file: config).daemon.uploads
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            throw ExitCode.failure
-        }
+        var rules = try await loadSettings(file: config).daemon.uploads
         if square { rules.square = true }
         if let gravity = try chosenGravity(gravity, focus: focus) { rules.gravity = gravity }
         var boxFields = box.fields

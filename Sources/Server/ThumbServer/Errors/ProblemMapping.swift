@@ -33,7 +33,7 @@ extension Problem {
     private static func status(of error: DownloadError) -> HTTPResponse.Status {
         switch error.code {
         case .invalidURL: .badRequest
-        case .destinationBlocked: .forbidden
+        case .destinationBlocked, .bucketNotAllowed: .forbidden
         // The origin's "not found" is the client's answer too; any other origin status is our gateway's failure.
         case .originStatus: error.originStatus == 404 || error.originStatus == 410 ? .notFound : .badGateway
         // The origin misbehaved or could not be reached safely: our gateway's failure, never the client's.
