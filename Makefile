@@ -53,14 +53,14 @@ release: deps
 	$(SWIFT) build $(RELEASE) $(BUILD_FLAGS)
 
 # The test targets that talk to a real HTTP origin and daemon on loopback (the server, the pipeline's
-# downloads and jobs, the fleet, and `thumbd prefetch`) run in a second pass: they wait on timers
+# downloads and jobs, the fleet, `thumbd prefetch` and `thumbd healthcheck`) run in a second pass: they wait on timers
 # (latency, timeouts, TTLs), and next to the CPU-bound codec suites on a 2-core machine a request can
 # wait seconds for a thread.
 # The upload tests keep both cores busy preparing photos, and the inspector's browser test runs
 # Chromium: they run on their own, last.
 # The crash rounds SIGKILL a daemon under a miss storm (both cores busy): with the CPU-heavy pass.
 # The fleet target runs three daemons and nginx as processes and kills them under load: alone, last.
-NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests
+NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests|ThumbdCLITests.HealthCheckCommandTests
 CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTests
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)
 FLEET_TESTS := ThumbFleetTests

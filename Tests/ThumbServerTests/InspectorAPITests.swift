@@ -144,7 +144,7 @@ import ThumbCache
         let daemon = try await Self.start()
         defer { Task { try? await daemon.stop() } }
         let keys = InspectorFixture.fill(daemon.cache)
-        for _ in 0..<5 { _ = daemon.cache.get(keys[0]) }
+        try await InspectorFixture.answer(daemon, hits: 5, misses: 1, token: Self.token)
         _ = daemon.cache.get(CacheKey(url: InspectorFixture.url("absent"), variant: InspectorFixture.thumb))
         var sampledHits = 0
         var overview: [String: Any] = [:]
@@ -163,8 +163,11 @@ import ThumbCache
         #expect(disk["entries"] == usage.thumbnails.entries && disk["bytes"] == usage.thumbnails.bytes && disk["maxBytes"] == usage.thumbnails.maxBytes)
         #expect((overview["originals"] as? [String: Int])?["entries"] == 1)
         #expect((overview["memory"] as? [String: Int])?["entries"] == 7)
+        // Answers by the tier that answered; the tiers' own lookups (the memory tier's 5 hits; every
+        // tier the miss and the absent key went through) apart.
         let activity = try #require(overview["activity"] as? [String: Int])
-        #expect(activity["memoryHits"] == 5 && activity["misses"] == 1)
+        #expect(activity["memoryHits"] == 5 && activity["diskHits"] == 0 && activity["misses"] == 1, "\(activity)")
+        #expect(activity["memoryLookupHits"] == 5 && (activity["lookupMisses"] ?? 0) >= 2, "\(activity)")
         #expect(abs((overview["hitRatio"] as? Double ?? 0) - 5.0 / 6.0) < 1e-9)
         #expect(overview["downloadsInFlight"] as? Int == 0 && overview["prefetch"] as? [Any] != nil)
 
@@ -191,5 +194,7 @@ import ThumbCache
         history.record(CacheActivity(memoryHits: 4), at: Date(timeIntervalSince1970: 9))
         #expect(history.samples.last?.activity.memoryHits == 4)
         #expect(CacheActivity(memoryHits: 3, diskHits: 1, misses: 4).hitRatio == 0.5 && CacheActivity().hitRatio == nil)
+        #expect(CacheActivity(memoryHits: 1, sharedHits: 1, misses: 2, memoryLookupHits: 50, lookupMisses: 90).hitRatio == 0.5,
+                "lookups do not count in the hit ratio")
     }
 }

@@ -25,8 +25,7 @@ import ThumbPipeline
         }
         defer { Task { try? await daemon.stop() } }
         let keys = InspectorFixture.fill(daemon.cache)
-        for _ in 0..<4 { _ = daemon.cache.get(keys[0]) }
-        _ = daemon.cache.get(CacheKey(url: InspectorFixture.url("absent"), variant: InspectorFixture.thumb))
+        try await InspectorFixture.answer(daemon, hits: 4, misses: 1, token: Self.token)
         try await Task.sleep(for: .milliseconds(600))  // a few samples for the charts
 
         let base = "http://127.0.0.1:\(daemon.port)/ui?sort=size"

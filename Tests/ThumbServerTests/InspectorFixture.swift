@@ -1,6 +1,8 @@
 import Foundation
 import ImageCodecs
 import ImageCore
+import TestOrigin
+import Testing
 import ThumbCache
 
 /// A cache with known entries for the inspector's tests: three solid-colour thumbnails (the
@@ -30,6 +32,33 @@ enum InspectorFixture {
             image.pixels[i + 2] = rgb.2
         }
         return try! ImageCodecs.encode(image, .jpeg(quality: 90))
+    }
+
+    /// Answers to thumbnail requests, as the inspector's figures count them: `hits` requests for the
+    /// stored red thumbnail (memory hits), and `misses` for photos of a fresh origin (made now, then
+    /// evicted with `token`, so the cache holds the fixture's entries alone again).
+    static func answer(_ daemon: TestDaemon, hits: Int, misses: Int, token: String) async throws {
+        let red = url("red").value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        for _ in 0..<hits {
+            let reply = try await daemon.get("/v1/thumbnail?url=\(red)&size=200&format=jpeg&q=82&gravity=center")
+            #expect(reply.status == 200 && reply.header("x-cache") == "memory", "\(reply.status) \(reply.header("x-cache") ?? "-")")
+        }
+        guard misses > 0 else { return }
+        let origin = try await TestOrigin.start(routes: Dictionary(uniqueKeysWithValues: (0..<misses).map { ("/made-\($0).jpg", .image(solid((200, 200, 0)))) }))
+        for index in 0..<misses {
+            let made = origin.url("/made-\(index).jpg")
+            let reply = try await daemon.get(daemon.thumbnailPath(made))
+            #expect(reply.status == 200 && reply.header("x-cache") == "miss")
+            // The kept original is stored after the answer: evict once it is there too.
+            let madeURL = try NormalizedURL(made)
+            for _ in 0..<100 where (try daemon.cache.disk?.entries().filter { $0.url == madeURL }.count ?? 2) < 2 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let evicted = try await daemon.get("/v1/cache/entries?url=\(made.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                                               headers: [("Authorization", "Bearer \(token)")], method: .DELETE)
+            #expect(evicted.status == 200)
+        }
+        try await origin.shutdown()
     }
 
     /// Stores the entries; returns their keys.

@@ -124,7 +124,7 @@ public final class Daemon: Sendable {
         let closer = CacheCloser(pipeline: pipeline, cache: cache, fleetClient: fleetClient, accessLog: accessLog, logger: logger)
         let reopener = accessLog.flatMap { $0.path != nil ? AccessLogReopener(accessLog: $0) : nil }
         defer { reopener?.stop() }
-        let sampler = ActivitySampler(history: activity, cache: cache, shared: pipeline.shared)
+        let sampler = ActivitySampler(history: activity, cache: cache, answers: metrics.answers)
         let trimmer = HeapTrimmer(interval: settings.server.heapTrimInterval, pool: pipeline.pool, trims: metrics.heap.trims, logger: logger)
         let drain = DrainGate(readiness: readiness, grace: settings.server.drainGrace, logger: logger)
         // Stopped in reverse order, each after the one before it has returned: the drain grace,
@@ -203,7 +203,7 @@ public final class Daemon: Sendable {
 extension Daemon {
     /// `/ui` and what its page reads; off with `server.inspector: false`.
     func addInspector(to router: Router<ThumbdRequestContext>) {
-        let api = InspectorAPI(pipeline: pipeline, prefetcher: prefetcher, history: activity,
+        let api = InspectorAPI(pipeline: pipeline, prefetcher: prefetcher, history: activity, answers: metrics.answers,
                                admin: AdminGuard(token: settings.server.adminToken))
         for path in InspectorPage.assets.keys { router.get(RouterPath(path)) { _, _ in try InspectorPage.response(path) } }
         router.get("/ui/api/overview") { _, _ in try api.overview() }

@@ -4,60 +4,82 @@ import Synchronization
 import ThumbCache
 import ThumbPipeline
 
-/// The cache's lookups and evictions since it opened, as the tiers count them.
+/// What the cache did since the daemon started. The hits and misses are answers to thumbnail
+/// requests by the tier that answered, as `thumbd_thumbnail_responses_total` counts them: what an
+/// operator sizes a cache by. The tiers' own lookups (a request can make several: the memory tier,
+/// then the disk tier, then the original) are kept apart, named as lookups.
 struct CacheActivity: Sendable, Equatable, Codable {
+    /// Thumbnails answered from the memory tier, the disk tier, the shared tier (cache.shared).
     var memoryHits = 0
     var diskHits = 0
-    /// Lookups neither tier answered (the disk tier's misses; the memory tier's without a disk).
+    var sharedHits = 0
+    /// Thumbnails made for the answer.
     var misses = 0
     var memoryEvictions = 0
     var diskEvictions = 0
-    /// Local misses the shared tier (cache.shared) answered; they are among `misses`, as the local
-    /// tiers count them.
-    var sharedHits = 0
+    /// The tiers' lookups, thumbnails and originals alike: memory tier hits, disk tier hits, and
+    /// lookups neither had (the disk tier's misses; the memory tier's without a disk).
+    var memoryLookupHits = 0
+    var diskLookupHits = 0
+    var lookupMisses = 0
 
-    init(memoryHits: Int = 0, diskHits: Int = 0, misses: Int = 0, memoryEvictions: Int = 0, diskEvictions: Int = 0, sharedHits: Int = 0) {
-        self.sharedHits = sharedHits
+    init(memoryHits: Int = 0, diskHits: Int = 0, sharedHits: Int = 0, misses: Int = 0, memoryEvictions: Int = 0, diskEvictions: Int = 0,
+         memoryLookupHits: Int = 0, diskLookupHits: Int = 0, lookupMisses: Int = 0) {
         self.memoryHits = memoryHits
         self.diskHits = diskHits
+        self.sharedHits = sharedHits
         self.misses = misses
         self.memoryEvictions = memoryEvictions
         self.diskEvictions = diskEvictions
+        self.memoryLookupHits = memoryLookupHits
+        self.diskLookupHits = diskLookupHits
+        self.lookupMisses = lookupMisses
     }
 
-    init(_ cache: TwoTierCache, shared: SharedTier?) {
-        sharedHits = shared?.counts.hits ?? 0
+    init(_ cache: TwoTierCache, answers: AnswerTally.Counts) {
+        memoryHits = answers.memory
+        diskHits = answers.disk
+        sharedHits = answers.shared
+        misses = answers.made
         let memory = cache.memory.stats
-        memoryHits = memory.hits
+        memoryLookupHits = memory.hits
         memoryEvictions = memory.evictions
         if let disk = cache.disk {
             let activity = disk.activity
-            diskHits = activity.hits
-            misses = activity.misses
+            diskLookupHits = activity.hits
+            lookupMisses = activity.misses
             diskEvictions = activity.evictions
         } else {
-            misses = memory.misses
+            lookupMisses = memory.misses
         }
     }
 
-    var hits: Int { memoryHits + diskHits }
+    /// Answers that needed no thumbnail made here: from memory, disk or the shared tier.
+    var hits: Int { memoryHits + diskHits + sharedHits }
 
-    /// hits / (hits + misses), nil before the first lookup.
+    /// hits / answers, nil before the first answer.
     var hitRatio: Double? { hits + misses == 0 ? nil : Double(hits) / Double(hits + misses) }
+
+    private static var counters: [WritableKeyPath<CacheActivity, Int>] {
+        [\.memoryHits, \.diskHits, \.sharedHits, \.misses, \.memoryEvictions, \.diskEvictions,
+         \.memoryLookupHits, \.diskLookupHits, \.lookupMisses]
+    }
 
     /// What happened between `earlier` and this; a counter that went down (a cache reopened)
     /// counts from zero.
     func since(_ earlier: CacheActivity) -> CacheActivity {
-        func delta(_ now: Int, _ then: Int) -> Int { now >= then ? now - then : now }
-        return CacheActivity(memoryHits: delta(memoryHits, earlier.memoryHits), diskHits: delta(diskHits, earlier.diskHits),
-                             misses: delta(misses, earlier.misses), memoryEvictions: delta(memoryEvictions, earlier.memoryEvictions),
-                             diskEvictions: delta(diskEvictions, earlier.diskEvictions), sharedHits: delta(sharedHits, earlier.sharedHits))
+        var result = CacheActivity()
+        for counter in Self.counters {
+            let (now, then) = (self[keyPath: counter], earlier[keyPath: counter])
+            result[keyPath: counter] = now >= then ? now - then : now
+        }
+        return result
     }
 
     static func + (a: CacheActivity, b: CacheActivity) -> CacheActivity {
-        CacheActivity(memoryHits: a.memoryHits + b.memoryHits, diskHits: a.diskHits + b.diskHits, misses: a.misses + b.misses,
-                      memoryEvictions: a.memoryEvictions + b.memoryEvictions, diskEvictions: a.diskEvictions + b.diskEvictions,
-                      sharedHits: a.sharedHits + b.sharedHits)
+        var result = a
+        for counter in counters { result[keyPath: counter] += b[keyPath: counter] }
+        return result
     }
 }
 
@@ -123,16 +145,16 @@ final class ActivityHistory: Sendable {
 struct ActivitySampler: Service {
     let history: ActivityHistory
     let cache: TwoTierCache
-    let shared: SharedTier?
+    let answers: AnswerTally
 
     func run() async throws {
         // Cancelled at once on shutdown, rather than finishing its sleep.
         try? await cancelWhenGracefulShutdown {
-            history.record(CacheActivity(cache, shared: shared))
+            history.record(CacheActivity(cache, answers: answers.counts))
             while !Task.isCancelled {
                 try await Task.sleep(for: history.interval)
                 cache.recordMemoryHits()
-                history.record(CacheActivity(cache, shared: shared))
+                history.record(CacheActivity(cache, answers: answers.counts))
             }
         }
     }

@@ -14,6 +14,7 @@ struct InspectorAPI: Sendable {
     let pipeline: ThumbnailPipeline
     let prefetcher: Prefetcher
     let history: ActivityHistory
+    let answers: AnswerTally
     let admin: AdminGuard
 
     private var cache: TwoTierCache { pipeline.cache }
@@ -65,7 +66,7 @@ struct InspectorAPI: Sendable {
         let usage = cache.disk?.usage
         let samples = history.samples
         let lastHour = samples.reduce(CacheActivity()) { $0 + $1.activity }
-        let activity = CacheActivity(cache, shared: pipeline.shared)
+        let activity = CacheActivity(cache, answers: answers.counts)
         let jobs = prefetcher.list().map { job in
             Overview.Job(id: job.id, state: job.state.rawValue, total: job.total, finished: job.total - job.remaining,
                          failed: job.failed, elapsedSeconds: job.elapsedSeconds)

@@ -9,8 +9,10 @@ public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
 
-    /// Thumbnail answers by where they came from: memory, disk, miss.
+    /// Thumbnail answers by where they came from: memory, disk, miss, shared.
     private let served: [PipelineResult.Source: Counter]
+    /// The same, readable: the inspector's hit ratio.
+    let answers = AnswerTally()
     /// Request durations by route and status class, made up front so the hot path only indexes.
     private let durations: [DurationHistogram]
     private let cacheGauges: CacheGauges
@@ -53,6 +55,7 @@ public final class ServerMetrics: Sendable {
 
     func served(_ source: PipelineResult.Source) {
         served[source]?.increment()
+        answers.count(source)
     }
 
     func fellBack(_ code: String) {

@@ -144,8 +144,11 @@ function renderOverview(o) {
   document.getElementById("figures").replaceChildren(
     figure("hit ratio since start", percent(o.hitRatio), "hit-ratio"),
     figure("hit ratio, last hour", percent(o.lastHourHitRatio), "hit-ratio-hour"),
-    figure("hits (memory + disk)", `${number(a.memoryHits)} + ${number(a.diskHits)}`, "hits"),
-    figure("misses", number(a.misses), "misses"),
+    figure(o.shared ? "answered from memory + disk + shared" : "answered from memory + disk",
+      [a.memoryHits, a.diskHits, ...(o.shared ? [a.sharedHits] : [])].map(number).join(" + "), "hits"),
+    figure("made (misses)", number(a.misses), "misses"),
+    figure("tier lookups, thumbnails and originals: memory hits / disk hits / misses",
+      `${number(a.memoryLookupHits)} / ${number(a.diskLookupHits)} / ${number(a.lookupMisses)}`, "lookups"),
     ...(o.shared ? [figure(`shared tier ${o.shared.location}: hits / misses / errors`,
       `${number(o.shared.counts.hits)} / ${number(o.shared.counts.misses)} / ${number(o.shared.counts.errors)}`, "shared")] : []),
     figure("evictions (memory + disk)", `${number(a.memoryEvictions)} + ${number(a.diskEvictions)}`, "evictions"),
@@ -157,7 +160,7 @@ function renderOverview(o) {
     chart("hits", o.history, [{ field: "memoryHits", name: "memory", color: "#2f6fde" },
       { field: "diskHits", name: "disk", color: "#16a085" },
       ...(o.shared ? [{ field: "sharedHits", name: "shared", color: "#8e44ad" }] : [])], o.intervalSeconds, o.now),
-    chart("misses", o.history, [{ field: "misses", name: "misses", color: "#e67e22" }], o.intervalSeconds, o.now),
+    chart("misses", o.history, [{ field: "misses", name: "made", color: "#e67e22" }], o.intervalSeconds, o.now),
     chart("evictions", o.history, [{ field: "memoryEvictions", name: "memory", color: "#2f6fde" },
       { field: "diskEvictions", name: "disk", color: "#c0392b" }], o.intervalSeconds, o.now));
 
