@@ -94,6 +94,11 @@ public final class S3TestServer: Sendable {
     /// Stops the server's process only, keeping its data (a tier that went away).
     public func kill() { process.stop(SIGKILL, grace: 0) }
 
+    /// A tier that hangs: the server's process stopped with SIGSTOP (connections are accepted by
+    /// the kernel and never answered), until `thaw()`.
+    public func freeze() { _ = Glibc.kill(process.pid, SIGSTOP) }
+    public func thaw() { _ = Glibc.kill(process.pid, SIGCONT) }
+
     public func makeBucket(_ name: String) throws { try checked(["mkbucket", name]) }
 
     public func put(bucket: String, key: String, bytes: [UInt8], contentType: String = "image/jpeg") throws {

@@ -5,6 +5,7 @@ import ObjectStorage
 import TestOrigin
 import Testing
 import TestSupport
+import Synchronization
 import ThumbPipeline
 
 /// `cache.shared`: nodes that never made a thumbnail read it from the shared tier (a real S3
@@ -113,5 +114,82 @@ struct SharedTierTests {
         try await node.stop()
         try await origin.shutdown()
         withExtendedLifetime(silent) {}
+    }
+
+    /// The case: the tier frozen (SIGSTOP) under 8 clients making misses. Nothing fails; once
+    /// the breaker has opened no miss waits for the tier; thawed (SIGCONT), the tier is asked again.
+    @Test("A frozen tier: the breaker opens after a few timeouts and misses answer at once; thawed, the tier is asked again")
+    func frozenTierOpensTheBreaker() async throws {
+        let server = try S3TestServer.start()
+        defer { server.stop() }
+        try server.makeBucket("thumbd-results")
+        let photos = 2000
+        let origin = try await TestOrigin.start(routes: Dictionary(uniqueKeysWithValues: (0..<photos).map { ("/f/\($0).jpg", OriginRoute.image(Images.jpeg)) }))
+        let timeout = Duration.seconds(2)
+        let node = try await TestDaemon.start { settings in
+            settings.download.s3.endpoint = try! S3Endpoint(server.endpoint)
+            settings.download.s3.credentials = S3Credentials(accessKeyID: S3TestServer.accessKey, secretAccessKey: S3TestServer.secretKey)
+            settings.pipeline.shared = try! SharedTierSettings("s3://thumbd-results/fleet/")
+            settings.pipeline.shared?.readTimeout = timeout
+            settings.pipeline.shared?.breakerWindow = .seconds(2)
+        }
+        #expect(try await node.get(node.thumbnailPath(origin.url("/f/0.jpg"), "size=64")).status == 200)
+
+        server.freeze()
+        let began = ContinuousClock.now
+        let next = Counter(1)
+        let results = try await withThrowingTaskGroup(of: [(started: Duration, took: Duration, status: Int)].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var mine: [(started: Duration, took: Duration, status: Int)] = []
+                    while ContinuousClock.now - began < .seconds(8), let index = next.take(below: photos) {
+                        let started = ContinuousClock.now
+                        let reply = try await node.get(node.thumbnailPath(origin.url("/f/\(index).jpg"), "size=64"))
+                        mine.append((started - began, ContinuousClock.now - started, reply.status))
+                    }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let metrics = try await node.metrics()
+        server.thaw()
+
+        #expect(results.allSatisfy { $0.status == 200 }, "a request failed while the tier was frozen")
+        // The first reads wait their timeout; 3 of them open the breaker; reads under way then end
+        // within one more timeout. Past that, no miss waits for the tier.
+        let late = results.filter { $0.started > timeout * 2 + .milliseconds(500) }.map(\.took).sorted()
+        #expect(late.count > 20, "too few misses after the breaker opened: \(late.count)")
+        let p99 = late.isEmpty ? .zero : late[min(late.count - 1, late.count * 99 / 100)]
+        print("frozen tier: \(results.count) misses, \(late.count) after the breaker opened, their p99 \(p99), slowest \(late.last ?? .zero)")
+        #expect((late.last ?? .zero) < timeout, "a miss after the breaker opened waited for the tier: \(late.last ?? .zero)")
+        #expect((metrics["thumbd_shared_skipped_total{op=\"read\"}"] ?? 0) >= Double(late.count))
+        #expect((metrics["thumbd_shared_errors_total{op=\"read\"}"] ?? 0) < 20, "the frozen tier was asked once per miss")
+
+        // Thawed: a probe after the window finds it answering, and misses go through it again.
+        var state = ""
+        for index in 0..<300 where state != "closed" {
+            _ = try await node.get(node.thumbnailPath(origin.url("/f/\(photos - 1 - index).jpg"), "size=64"))
+            let overview = try JSONSerialization.jsonObject(with: Data(try await node.get("/ui/api/overview").body)) as? [String: Any]
+            state = ((overview?["shared"] as? [String: Any])?["counts"] as? [String: Any])?["breaker"] as? String ?? "?"
+            if state != "closed" { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(state == "closed", "the breaker did not close after the tier came back")
+        #expect(try await node.metrics()["thumbd_shared_breaker_open"] == 0)
+        try await node.stop()
+        try await origin.shutdown()
+    }
+}
+
+/// Hands out 0, 1, 2, … to concurrent clients.
+private final class Counter: Sendable {
+    private let value: Mutex<Int>
+    init(_ first: Int) { value = Mutex(first) }
+    func take(below limit: Int) -> Int? {
+        value.withLock { next in
+            guard next < limit else { return nil }
+            defer { next += 1 }
+            return next
+        }
     }
 }

@@ -30,6 +30,7 @@ public enum KnownSettings {
         "uploads.max_request_bytes", "uploads.max_concurrent",
         "cache.dir", "cache.memory_only", "cache.memory_max_mib", "cache.memory_max_entries", "cache.disk_max_mib",
         "cache.originals_max_mib", "cache.ttl", "cache.fsync", "cache.shared", "cache.shared_timeout",
+        "cache.shared_breaker_failures", "cache.shared_breaker_window",
     ]
     public static let keys = Set(ordered)
 

@@ -241,11 +241,15 @@ public struct ThumbdConfiguration: Sendable {
         d.diskLimits.ttl = try s.seconds("cache.ttl", default: DiskCacheLimits.defaultTTL.secondsValue, range: 1...315_360_000)
         d.diskLimits.fsync = try s.choice("cache.fsync", default: d.diskLimits.fsync, FsyncPolicy.self)
         let sharedTimeout = try s.seconds("cache.shared_timeout", default: 2, range: 0.05...60)
+        let breakerFailures = try s.int("cache.shared_breaker_failures", default: 3, range: 1...1000)
+        let breakerWindow = try s.seconds("cache.shared_breaker_window", default: 5, range: 0.1...3600)
         if let text = s.string("cache.shared") {
             do { d.pipeline.shared = try SharedTierSettings(text) } catch {
                 throw s.invalid("cache.shared", text, "s3://BUCKET[/PREFIX] (\(error.message))")
             }
             d.pipeline.shared?.readTimeout = sharedTimeout
+            d.pipeline.shared?.breakerFailures = breakerFailures
+            d.pipeline.shared?.breakerWindow = breakerWindow
         }
         d.download.s3.reservedBucket = d.pipeline.shared?.bucket
         daemon = d

@@ -28,7 +28,7 @@ struct SharedEntry {
 /// asked. Each is one object, `PREFIX/SHA256(URL)/VARIANT`, its facts in `x-amz-meta-thumbd`; all
 /// variants of a URL share a folder, so an eviction finds them with one listing. Nothing here fails
 /// a request: a read that fails or takes longer than its timeout is a miss, a write that fails is
-/// counted and forgotten.
+/// counted and forgotten; a tier that keeps failing is left alone for a while (`SharedTierBreaker`).
 public final class SharedTier: Sendable {
     public let settings: SharedTierSettings
     private let target: S3Target
@@ -40,6 +40,7 @@ public final class SharedTier: Sendable {
     private let logger: Logger
     /// Writes admitted and not yet finished.
     private let pendingWrites = Mutex(0)
+    private let breaker: SharedTierBreaker
 
     static let factsHeader = "x-amz-meta-thumbd"
 
@@ -52,6 +53,8 @@ public final class SharedTier: Sendable {
         self.maxBytes = maxBytes
         self.metrics = metrics
         self.logger = logger
+        breaker = SharedTierBreaker(settings.breaker)
+        metrics.breakerState(breaker.state)
     }
 
     /// The tier for a command that is not a daemon (`thumbd cache evict`), with connections of its
@@ -62,7 +65,11 @@ public final class SharedTier: Sendable {
     }
 
     /// What the tier did since the daemon started (the inspector shows it; /metrics has the same).
-    public var counts: SharedTierCounts { metrics.counts }
+    public var counts: SharedTierCounts {
+        var counts = metrics.counts
+        counts.breaker = breaker.state.rawValue
+        return counts
+    }
 
     public func shutdown() async {
         if ownsClient { try? await client.shutdown() }
@@ -77,8 +84,47 @@ public final class SharedTier: Sendable {
 
     // MARK: Reading
 
-    /// The thumbnail for `key`, or nil: not there, or the tier failed or was too slow (counted).
+    /// The thumbnail for `key`, or nil: not there, the tier failed or was too slow, or it is not
+    /// asked while its breaker is open (each counted).
     func read(_ key: CacheKey) async -> SharedEntry? {
+        switch breaker.admitRead() {
+        case .ask:
+            let outcome = await fetch(key)
+            note(outcome)
+            return try? outcome.get()
+        case .skip:
+            metrics.count(.readSkipped)
+            return nil
+        case .probe:
+            // The request that found the window over does not wait for the probe's answer.
+            metrics.count(.readSkipped)
+            Task { [self] in note(await fetch(key)) }
+            return nil
+        }
+    }
+
+    private func note(_ outcome: Result<SharedEntry?, any Error>) {
+        let transition: SharedTierBreaker.Transition?
+        switch outcome {
+        case .success: transition = breaker.succeeded()
+        case .failure: transition = breaker.failed()
+        }
+        guard let transition else { return }
+        metrics.breakerState(breaker.state)
+        let location = "\(settings)"
+        switch transition {
+        case .opened(let failures, let window):
+            logger.warning("shared tier failed \(failures) reads in a row: not asked for \(window.secondsValue) s, misses go to the origin at once",
+                           metadata: ["tier": "\(location)"])
+        case .reopened(let window):
+            logger.warning("shared tier still failing: not asked for \(window.secondsValue) s more", metadata: ["tier": "\(location)"])
+        case .closed(let openFor):
+            logger.notice("shared tier answers again: asked again after \(Int(openFor.secondsValue.rounded())) s", metadata: ["tier": "\(location)"])
+        }
+    }
+
+    /// One read from the tier: the entry, nil when it is not there, or the failure (counted).
+    private func fetch(_ key: CacheKey) async -> Result<SharedEntry?, any Error> {
         let request = target.request("GET", key: objectKey(key))
         do {
             let response = try await client.execute(Self.httpRequest(request), timeout: .nanoseconds(settings.readTimeout.nanoseconds))
@@ -87,18 +133,18 @@ public final class SharedTier: Sendable {
                 let body = try await response.body.collect(upTo: maxBytes)
                 let facts = response.headers.first(name: Self.factsHeader).flatMap(Self.decodeFacts)
                 metrics.count(.hit)
-                return SharedEntry(bytes: Array(body.readableBytesView), contentType: facts?.contentType ?? response.headers.first(name: "content-type"),
-                                   validators: CacheValidators(etag: facts?.etag, lastModified: facts?.lastModified), photo: facts?.photo)
+                return .success(SharedEntry(bytes: Array(body.readableBytesView), contentType: facts?.contentType ?? response.headers.first(name: "content-type"),
+                                            validators: CacheValidators(etag: facts?.etag, lastModified: facts?.lastModified), photo: facts?.photo))
             case 404:
                 metrics.count(.miss)
-                return nil
+                return .success(nil)
             default:
                 throw SharedTierError(status: Int(response.status.code), body: try? await response.body.collect(upTo: S3ErrorBody.maxBytes))
             }
         } catch {
             metrics.count(.readError)
             logger.notice("shared tier read failed; asking the origin", metadata: ["key": "\(objectKey(key))", "reason": "\(Self.reason(error))"])
-            return nil
+            return .failure(error)
         }
     }
 
@@ -106,6 +152,10 @@ public final class SharedTier: Sendable {
 
     /// Starts writing a thumbnail; returns at once. Dropped (and counted) when too many are pending.
     func write(_ key: CacheKey, bytes: [UInt8], contentType: String?, validators: CacheValidators, photo: PhotoSummary?) {
+        guard breaker.admitsWrites else {
+            metrics.count(.writeSkipped)
+            return
+        }
         let admitted = pendingWrites.withLock { pending in
             guard pending < settings.maxPendingWrites else { return false }
             pending += 1

@@ -149,7 +149,8 @@ function renderOverview(o) {
     figure("made (misses)", number(a.misses), "misses"),
     figure("tier lookups, thumbnails and originals: memory hits / disk hits / misses",
       `${number(a.memoryLookupHits)} / ${number(a.diskLookupHits)} / ${number(a.lookupMisses)}`, "lookups"),
-    ...(o.shared ? [figure(`shared tier ${o.shared.location}: hits / misses / errors`,
+    ...(o.shared ? [figure(`shared tier ${o.shared.location}: hits / misses / errors (${o.shared.counts.breaker === "closed"
+        ? "asked" : `breaker ${o.shared.counts.breaker}: not asked, ${number(o.shared.counts.skipped)} skipped`})`,
       `${number(o.shared.counts.hits)} / ${number(o.shared.counts.misses)} / ${number(o.shared.counts.errors)}`, "shared")] : []),
     figure("evictions (memory + disk)", `${number(a.memoryEvictions)} + ${number(a.diskEvictions)}`, "evictions"),
     figure("downloads in flight", number(o.downloadsInFlight), "downloads"),
