@@ -64,7 +64,7 @@ public enum HostileBytes {
                            alsoRun: ([UInt8]) -> Void = { _ in }) -> Tally {
         var random = SeededRandom(seed: seed)
         var tally = Tally()
-        let clock = ContinuousClock()
+        let clock = ThreadCPUClock()
         for i in 0..<count {
             let (name, original) = files[i % files.count]
             let data = mutate(original, &random, fields: fields)
