@@ -19,7 +19,8 @@ extension DiskCache {
     ///
     /// Opening reads no entry: lookups, evictions and totals go to the index, so it takes the same
     /// few milliseconds at any size. The repair after a crash runs as `repair` says; while it
-    /// runs in the background, every file is checksummed before it is first served.
+    /// runs in the background, every file is checksummed before it is first served. So does the trim
+    /// of a cache found over its limits: meanwhile each store frees at least what it adds.
     public static func open(at directory: URL, limits: DiskCacheLimits = DiskCacheLimits(), mode: CacheOpenMode = .owner,
                             repair: DiskRepairTiming = .beforeOpening, warmIndex: Bool = false, clock: CacheClock = .system,
                             warn: @escaping CacheWarningSink = CacheWarnings.standardError) throws(CacheError) -> DiskCache {
@@ -49,7 +50,7 @@ extension DiskCache {
                 let cache = DiskCache(directory: url, layout: layout, limits: limits, mode: mode, clock: clock, warn: warn,
                                       index: opened.index, lockFD: lockFD, totals: opened.totals, counters: opened.counters,
                                       needsReconcile: false, startup: opened.startup)
-                try cache.keepBudgets()
+                try cache.keepBudgetsAtOpen(repair)
                 if warmIndex { cache.indexWarmUp.withLock { $0 = IndexWarmUp.start(path: layout.indexPath) } }
                 if let recentFrom = opened.repairRecentFrom {
                     cache.reconciler.begin(folders: 256)

@@ -77,18 +77,33 @@ extension DiskCache {
     }
 
     /// Evicts least recently used entries of each kind until it fits its budget (at open, the
-    /// limits may have shrunk since the last run).
-    func keepBudgets() throws(CacheError) {
-        try writer.withLock { (w) throws(CacheError) in
-            for originals in [false, true] { try evictOverBudgetLocked(originals: originals, &w) }
+    /// limits may have shrunk since the last run), `chunk` entries under the writer's lock at a
+    /// time, so stores and lookups go on between chunks; false when `shouldStop` ended it early.
+    @discardableResult
+    func keepBudgets(chunk: Int = 10_000, shouldStop: () -> Bool = { false }) throws(CacheError) -> Bool {
+        for originals in [false, true] {
+            while true {
+                if shouldStop() { return false }
+                let evicted = try writer.withLock { (w) throws(CacheError) -> Int in
+                    guard !w.closed else { return 0 }
+                    return try evictOverBudgetLocked(originals: originals, maxVictims: chunk, &w)
+                }
+                if evicted == 0 { break }
+            }
         }
+        return true
     }
 
-    func evictOverBudgetLocked(originals: Bool, _ w: inout WriterState) throws(CacheError) {
-        while true {
-            let victims = try victimsLocked(originals: originals, making: 0, &w)
-            guard !victims.isEmpty else { return }
-            let chunk = victims.prefix(10_000).map(\.id)
+    /// Evicts up to `maxVictims` of the oldest entries of one kind while it is over its budget; how many.
+    @discardableResult
+    func evictOverBudgetLocked(originals: Bool, maxVictims: Int? = nil, _ w: inout WriterState) throws(CacheError) -> Int {
+        var evicted = 0
+        while maxVictims.map({ evicted < $0 }) ?? true {
+            let victims = try victimsLocked(originals: originals, making: 0, wholeExcess: true,
+                                            maxVictims: maxVictims.map { min($0 - evicted, 10_000) } ?? 10_000, &w)
+            guard !victims.isEmpty else { return evicted }
+            evicted += victims.count
+            let chunk = victims.map(\.id)
             for id in chunk { removeFiles(id, &w) }
             let counters = state.withLock { s -> DiskCounters in
                 for id in chunk {
@@ -100,5 +115,6 @@ extension DiskCache {
             }
             try commitOrThrow(DiskIndexBatch(deletes: chunk, counters: counters), &w)
         }
+        return evicted
     }
 }

@@ -228,8 +228,9 @@ extension DiskCache {
     /// Writes pending access times, and a clean-shutdown marker so the next start trusts the
     /// index; releases the lock. Later calls throw `.closed`. Also done when the cache is released.
     public func close() {
-        // Before the writer lock: the repair takes it for each entry it mends.
+        // Before the writer lock: the repair takes it for each entry it mends, the trim for each chunk.
         reconciler.stopAndWait()
+        trimmer.stopAndWait()
         indexWarmUp.withLock { $0?.stop() }
         writer.withLock { w in
             guard !w.closed else { return }
@@ -264,27 +265,33 @@ extension DiskCache {
     }
 
     /// The least recently used entries of one kind that must go for `incoming` more bytes to fit
-    /// its budget. Pending hits are written first, so the order is the true one; reads the oldest
-    /// few at a time through `entries_by_use`, never all entries.
-    func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil,
-                       _ w: inout WriterState) throws(CacheError) -> [DiskReaper.Victim] {
+    /// its budget: at most `incoming` bytes' worth, or the `wholeExcess` (the trim), at most
+    /// `maxVictims` of them. Pending hits are written first, so the order is the true one; reads the
+    /// oldest few at a time through `entries_by_use`, never all entries.
+    func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil, wholeExcess: Bool = false,
+                       maxVictims: Int? = nil, _ w: inout WriterState) throws(CacheError) -> [DiskReaper.Victim] {
         guard let index = w.index else { throw CacheError.closed }
         let budget = limits.maxBytes(originals: originals)
-        var total = state.withLock { $0.totals.bytes(originals: originals) } + reapingBytes(originals: originals)
-        guard total + incoming > budget else { return [] }
+        let total = state.withLock { $0.totals.bytes(originals: originals) } + reapingBytes(originals: originals)
+        var excess = total + incoming - budget
+        guard excess > 0 else { return [] }
+        // A store into a cache far over its budget (found so at open: a lowered limit) frees what
+        // it adds and leaves the rest to the trim, so it never waits for the whole excess.
+        if !wholeExcess { excess = min(excess, max(incoming, 0)) }
+        guard excess > 0 else { return [] }
         try flushLocked(&w)
         var victims: [DiskReaper.Victim] = []
-        var offset = 0
-        while total + incoming > budget {
-            let batch: [(id: Hash256, size: Int)]
-            do { batch = try index.oldest(originals: originals, limit: 32, offset: offset) } catch {
+        var cursor: DiskIndex.UseCursor?
+        while excess > 0, victims.count < (maxVictims ?? Int.max) {
+            let batch: (rows: [(id: Hash256, size: Int)], cursor: DiskIndex.UseCursor?)
+            do { batch = try index.oldest(originals: originals, limit: 32, after: cursor) } catch {
                 throw Self.indexError(error, path: layout.indexPath)
             }
-            guard !batch.isEmpty else { break }
-            offset += batch.count
-            for candidate in batch where total + incoming > budget && candidate.id != spared {
+            guard !batch.rows.isEmpty else { break }
+            cursor = batch.cursor
+            for candidate in batch.rows where excess > 0 && candidate.id != spared && victims.count < (maxVictims ?? Int.max) {
                 victims.append(DiskReaper.Victim(id: candidate.id, size: candidate.size, originals: originals))
-                total -= candidate.size
+                excess -= candidate.size
             }
         }
         return victims

@@ -59,6 +59,8 @@ public final class DiskCache: Sendable {
     let index: DiskIndex
     /// The repair after an unclean stop, when it runs after `open` returned.
     let reconciler: DiskReconciler
+    /// The trim of a cache found over its limits, when it runs after `open` returned.
+    let trimmer = DiskTrimmer()
     /// The owner's background flush under `FsyncPolicy.batch` (nil otherwise, or when the root
     /// cannot be opened for it: then each store syncs its own file).
     let syncer: DiskSyncer?

@@ -134,4 +134,36 @@ extension DiskIndex {
         case .evictionOrder: return ("last_access", false, nil)
         }
     }
+
+    /// Where a walk of the least recently used entries has got to: the last row's (last_access, rowid).
+    struct UseCursor: Sendable, Equatable {
+        var lastAccess: Int64
+        var rowid: Int64
+    }
+
+    /// The least recently used entries of one kind, `limit` of them after `cursor`, with their sizes,
+    /// and the cursor of the last. A cursor, not an OFFSET: taking a million victims in pages of 32
+    /// reads each row once, where an OFFSET read the rows before each page again. Read on the
+    /// writer's connection, inside its lock, so it sees every change made so far.
+    func oldest(originals: Bool, limit: Int, after cursor: UseCursor?) throws -> (rows: [(id: Hash256, size: Int)], cursor: UseCursor?) {
+        try queue.writeWithoutTransaction { db in
+            let kind = originals ? "original" : "thumbnail"
+            let rows: [Row]
+            if let cursor {
+                let statement = try db.cachedStatement(sql: """
+                    SELECT digest, size, last_access, rowid FROM entries INDEXED BY entries_by_use
+                    WHERE kind = ? AND (last_access, rowid) > (?, ?) ORDER BY last_access, rowid LIMIT ?
+                    """)
+                rows = try Row.fetchAll(statement, arguments: [kind, cursor.lastAccess, cursor.rowid, limit])
+            } else {
+                let statement = try db.cachedStatement(sql: """
+                    SELECT digest, size, last_access, rowid FROM entries INDEXED BY entries_by_use
+                    WHERE kind = ? ORDER BY last_access, rowid LIMIT ?
+                    """)
+                rows = try Row.fetchAll(statement, arguments: [kind, limit])
+            }
+            let last = rows.last.map { UseCursor(lastAccess: $0[2], rowid: $0[3]) }
+            return (rows.compactMap { row in Hash256(hex: row[0]).map { ($0, row[1]) } }, last ?? cursor)
+        }
+    }
 }

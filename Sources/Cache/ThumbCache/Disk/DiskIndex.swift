@@ -251,19 +251,6 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// The least recently used entries of one kind, `limit` of them from `offset`, with their sizes.
-    /// Read on the writer's connection, inside its lock, so it sees every change made so far.
-    func oldest(originals: Bool, limit: Int, offset: Int = 0) throws -> [(id: Hash256, size: Int)] {
-        try queue.writeWithoutTransaction { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT digest, size FROM entries INDEXED BY entries_by_use WHERE kind = ? ORDER BY last_access, rowid LIMIT ? OFFSET ?
-                """)
-            return try Row.fetchAll(statement, arguments: [originals ? "original" : "thumbnail", limit, offset]).compactMap { row in
-                Hash256(hex: row[0]).map { ($0, row[1]) }
-            }
-        }
-    }
-
     /// Entries and bytes of each kind, kept by the schema's triggers (no scan).
     func totals() throws -> DiskTotals {
         try queue.writeWithoutTransaction { db in try Self.readTotals(db) }

@@ -26,13 +26,11 @@ public struct DiskRepairProgress: Sendable, Equatable {
 final class DiskReconciler: Sendable {
     private let progressState = DiskMutex(DiskRepairProgress())
     private let finishedFlag = Atomic<Bool>(true)
-    private let stopRequested = Atomic<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
-    private let running = Atomic<Bool>(false)
+    private let thread = StoppableThread(name: "thumbd-cache-repair")
 
     /// True when no repair is pending: until then every file is checksummed before it is served.
     var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
-    var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+    var isStopRequested: Bool { thread.isStopRequested }
     var progress: DiskRepairProgress { progressState.withLock { $0 } }
 
     func begin(folders: Int) {
@@ -53,19 +51,8 @@ final class DiskReconciler: Sendable {
     }
 
     /// Runs `body` on a thread of its own (it blocks on file I/O).
-    func start(_ body: @escaping @Sendable () -> Void) {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            body()
-            done.signal()
-        }
-        thread.name = "thumbd-cache-repair"
-        thread.start()
-    }
+    func start(_ body: @escaping @Sendable () -> Void) { thread.start(body) }
 
     /// Asks a running repair to stop after its current folder and waits for it.
-    func stopAndWait() {
-        stopRequested.store(true, ordering: .relaxed)
-        if running.exchange(false, ordering: .acquiringAndReleasing) { done.wait() }
-    }
+    func stopAndWait() { thread.stopAndWait() }
 }

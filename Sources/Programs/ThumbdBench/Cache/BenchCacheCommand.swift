@@ -135,7 +135,8 @@ struct BenchCacheReport: Encodable {
         if let daemon {
             var rows: [[String]] = []
             for (name, start) in [("after a clean stop", daemon.afterCleanStop), ("after kill -9", daemon.afterKill),
-                                  ("after a machine crash (simulated)", daemon.afterMachineCrash)] {
+                                  ("after a machine crash (simulated)", daemon.afterMachineCrash),
+                                  ("with half the limit (repair s: the trim's)", daemon.afterLoweredLimit)] {
                 rows.append([name, TextTable.fixed(start.readyMilliseconds, 1), TextTable.fixed(start.firstHitMilliseconds, 1),
                              TextTable.fixed(start.firstMissMilliseconds, 1), start.repairSeconds > 0 ? TextTable.fixed(start.repairSeconds, 1) : "-"])
             }

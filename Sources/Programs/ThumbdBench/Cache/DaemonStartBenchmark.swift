@@ -32,10 +32,14 @@ enum DaemonStartBenchmark {
         var afterCleanStop: Start
         var afterKill: Start
         var afterMachineCrash: Start
+        /// Restarted with the thumbnails' limit at half what they hold: the excess is trimmed in the
+        /// background; its repairSeconds is the trim's seconds.
+        var afterLoweredLimit: Start
+        var loweredLimitBytes: Int
 
         var bytesPerEntry: Double { Double(rssBytes - baseRSSBytes) / Double(max(1, entries)) }
         var firstAnswerMilliseconds: Double {
-            [afterCleanStop, afterKill, afterMachineCrash].map { max($0.firstHitMilliseconds, $0.firstMissMilliseconds) }.max() ?? 0
+            [afterCleanStop, afterKill, afterMachineCrash, afterLoweredLimit].map { max($0.firstHitMilliseconds, $0.firstMissMilliseconds) }.max() ?? 0
         }
         var firstAnswerTargetMet: Bool { firstAnswerMilliseconds <= 1000 }
         var memoryTargetMet: Bool { bytesPerEntry <= 200 }
@@ -100,8 +104,23 @@ enum DaemonStartBenchmark {
         (daemon, crashed) = try start("cache-after-machine-crash")
         _ = daemon.process.stop(SIGTERM, grace: 60)
 
+        // The limit halved: the daemon answers at once and trims the excess beside its answers.
+        let held = try DiskCache.open(at: cacheDir, mode: .readOnly, warn: { _ in }).usage.thumbnails.bytes
+        let lowered = max(1, (held / 2) >> 20)
+        let loweredStarted = BenchStats.now()
+        daemon = try BenchDaemon.launch(executable: thumbd, name: "cache-lowered-limit", port: port, cacheDirectory: cacheDir.path,
+                                        accessLog: false, extra: ["THUMBD_CACHE_DISK_MAX_MIB": "\(lowered)"], logs: logs)
+        var trimmed = try firstAnswers(daemon, since: loweredStarted, hitPath: BenchCacheEntries.requestPath(present[0]), missPath: missPath,
+                                       expectingHit: false)
+        trimmed.repairSeconds = try daemon.secondsUntilTrimmed(since: loweredStarted, timeout: 3600)
+        progress("cache-lowered-limit (\(lowered) MiB for \(held >> 20) MiB): ready \(fixed(trimmed.readyMilliseconds)) ms, "
+                 + "first answer \(fixed(trimmed.firstHitMilliseconds)) ms, first miss \(fixed(trimmed.firstMissMilliseconds)) ms, "
+                 + "trimmed in \(fixed(trimmed.repairSeconds)) s")
+        _ = daemon.process.stop(SIGTERM, grace: 60)
+
         return Result(entries: entries, baseRSSBytes: baseRSS, rssBytes: rss, hitsSampled: hits, hitsFromCache: sampled,
-                      afterCleanStop: clean, afterKill: killed, afterMachineCrash: crashed)
+                      afterCleanStop: clean, afterKill: killed, afterMachineCrash: crashed,
+                      afterLoweredLimit: trimmed, loweredLimitBytes: lowered << 20)
     }
 
     /// Polls every 2 ms from `started` until `/readyz` says 200 and a cached entry is answered from

@@ -32,15 +32,24 @@ struct BenchServer {
     /// Seconds from `started` until the daemon's repair of a cache left by a crash has been through
     /// every folder (`thumbd_cache_repair_progress_ratio` 1 in /metrics; the daemon serves meanwhile).
     func secondsUntilRepaired(since started: Double, timeout: Double = 600) throws -> Double {
+        try secondsUntilDone("thumbd_cache_repair_progress_ratio", what: "repairing its cache", since: started, timeout: timeout)
+    }
+
+    /// The same for the trim of a cache found over its limits (`thumbd_cache_trim_progress_ratio`).
+    func secondsUntilTrimmed(since started: Double, timeout: Double = 600) throws -> Double {
+        try secondsUntilDone("thumbd_cache_trim_progress_ratio", what: "trimming its cache", since: started, timeout: timeout)
+    }
+
+    private func secondsUntilDone(_ metric: String, what: String, since started: Double, timeout: Double) throws -> Double {
         while process.isRunning && BenchStats.now() - started < timeout {
             if let response = try? BenchHTTP.get(port: port, path: "/metrics", timeout: 5), response.status == 200,
-               let line = response.text.split(separator: "\n").first(where: { $0.hasPrefix("thumbd_cache_repair_progress_ratio ") }),
+               let line = response.text.split(separator: "\n").first(where: { $0.hasPrefix(metric + " ") }),
                Double(line.split(separator: " ").last ?? "") == 1 {
                 return BenchStats.now() - started
             }
             usleep(20_000)
         }
-        throw ValidationErrorMessage("\(process.name) did not finish repairing its cache within \(Int(timeout)) s:\n" + process.stderrTail())
+        throw ValidationErrorMessage("\(process.name) did not finish \(what) within \(Int(timeout)) s:\n" + process.stderrTail())
     }
 
     /// Seconds from `started` until /readyz answers 200, polled every 5 ms (the figure's resolution).

@@ -50,6 +50,8 @@ struct InspectorAPI: Sendable {
         var originals: Tier?
         /// The fleet's shared result tier, when cache.shared names one.
         var shared: Shared?
+        /// The trim of a disk cache found over its limits at start (absent when there was none).
+        var trim: DiskTrimProgress?
         var activity: CacheActivity
         var hitRatio: Double?
         var lastHourHitRatio: Double?
@@ -77,6 +79,7 @@ struct InspectorAPI: Sendable {
             disk: usage.map { .init(entries: $0.thumbnails.entries, bytes: $0.thumbnails.bytes, maxBytes: $0.thumbnails.maxBytes) },
             originals: usage.map { .init(entries: $0.originals.entries, bytes: $0.originals.bytes, maxBytes: $0.originals.maxBytes) },
             shared: pipeline.shared.map { .init(location: $0.settings.description, counts: $0.counts) },
+            trim: cache.disk.map(\.trimProgress).flatMap { $0.bytesOverAtStart > 0 ? $0 : nil },
             activity: activity, hitRatio: activity.hitRatio, lastHourHitRatio: lastHour.hitRatio,
             downloadsInFlight: pipeline.downloader.inFlight, jobsInFlight: pipeline.jobsInFlight, queuedForCPU: pipeline.pool.queued,
             prefetch: jobs, intervalSeconds: history.interval.secondsValue,

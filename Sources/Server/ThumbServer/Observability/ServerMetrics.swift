@@ -97,12 +97,19 @@ final class CacheGauges: Sendable {
     /// The repair after an unclean stop, which runs while the node serves: how much is done.
     private let repairDone: Gauge
     private let repairChecksummed: Gauge
+    /// The trim of a cache found over its limits at start, which runs while the node serves.
+    private let trimDone: Gauge
+    private let trimOver: Gauge
 
     init(registry: PrometheusCollectorRegistry) {
         repairDone = registry.makeGauge(descriptor: metric("cache_repair_progress", unit: "ratio",
                                                            help: "Share of the disk cache's folders checked since an unclean stop (1: none left)"))
         repairChecksummed = registry.makeGauge(descriptor: metric("cache_repair_checksummed_files",
                                                                   help: "Files the repair after an unclean stop has checksummed"))
+        trimDone = registry.makeGauge(descriptor: metric("cache_trim_progress", unit: "ratio",
+                                                         help: "Share of the excess trimmed since the disk cache opened over its limits (1: none left)"))
+        trimOver = registry.makeGauge(descriptor: metric("cache_over_limits", unit: "bytes",
+                                                         help: "Bytes the disk cache holds over its limits (while the trim after a lowered limit runs)"))
         let tiers = ["memory", "disk", "originals"]
         var entries: [String: Gauge] = [:], bytes: [String: Gauge] = [:], limits: [String: Gauge] = [:]
         for tier in tiers {
@@ -139,6 +146,9 @@ final class CacheGauges: Sendable {
             let repair = disk.repairProgress
             repairDone.set(repair.fractionDone)
             repairChecksummed.set(Double(repair.filesChecksummed))
+            let trim = disk.trimProgress
+            trimDone.set(trim.fractionDone)
+            trimOver.set(Double(trim.bytesOver))
             let activity = disk.activity
             totals["disk.hits"] = activity.hits
             totals["disk.misses"] = activity.misses

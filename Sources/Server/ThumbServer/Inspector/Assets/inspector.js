@@ -140,6 +140,11 @@ function renderOverview(o) {
   if (o.disk) tiers.append(tierView("disk", o.disk), tierView("originals", o.originals));
   else tiers.append(el("div", { class: "tier muted", text: "The disk tier is off: only the memory tier holds thumbnails, and the grid below stays empty." }));
 
+  if (o.trim && !o.trim.finished) {
+    tiers.append(el("div", { class: "tier", "data-trim": String(o.trim.bytesOver),
+      text: `Over its limits at start: trimming the oldest entries, ${Math.round(100 * (1 - o.trim.bytesOver / o.trim.bytesOverAtStart))} % done, ${number(Math.ceil(o.trim.bytesOver / 1048576))} MiB left.` }));
+  }
+
   const a = o.activity;
   document.getElementById("figures").replaceChildren(
     figure("hit ratio since start", percent(o.hitRatio), "hit-ratio"),
