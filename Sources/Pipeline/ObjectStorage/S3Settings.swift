@@ -16,7 +16,7 @@ public struct S3Settings: Sendable {
     /// Per-bucket differences; what a bucket leaves out comes from the fields above. Also the
     /// buckets `s3://` URLs may read, unless `anyBucket`.
     public var buckets: [String: S3BucketSettings] = [:]
-    /// Every bucket the credentials can read is a source (the behaviour before 0.13.0). Off: only
+    /// Every bucket the credentials can read is a source (the behaviour before 0.14.0). Off: only
     /// those listed in `buckets`, so a client cannot turn any readable object into a thumbnail.
     public var anyBucket = false
     /// The shared result tier's bucket: never read as a source, whatever the above say, so a client

@@ -4,7 +4,7 @@
 /// build into the build folder, so they follow HEAD without anyone running anything by hand.
 public enum BuildInfo {
     /// thumbd's version: the one place it is written.
-    public static let version = "0.13.0"
+    public static let version = "0.14.0"
 
     /// The short commit hash (12 digits), with "-dirty" when committed files had changes; nil when
     /// the source did not come from a git checkout.
