@@ -1,4 +1,5 @@
 import Foundation
+import TestOrigin
 import Testing
 import TestSupport
 import ThumbCache
@@ -175,6 +176,27 @@ import ThumbCache
         defer { Task { try? await off.stop() } }
         #expect(try await off.get("/ui").status == 404)
         #expect(try await off.get("/ui/api/overview").status == 404)
+    }
+}
+
+/// Issue 43's reading: 6 thumbnails asked twice each are 6 misses and 6 memory hits, and the
+/// inspector says 50 %, as `thumbd_thumbnail_responses_total` does, whatever the tiers looked up.
+@Suite struct InspectorHitRatioTests {
+    @Test func sixThumbnailsAskedTwiceEachRead50Percent() async throws {
+        let origin = try await TestOrigin.start(routes: Dictionary(uniqueKeysWithValues: (0..<6).map { ("/p/\($0).jpg", OriginRoute.image(Images.jpeg)) }))
+        let daemon = try await TestDaemon.start()
+        for _ in 0..<2 {
+            for index in 0..<6 { #expect(try await daemon.get(daemon.thumbnailPath(origin.url("/p/\(index).jpg"), "size=120")).status == 200) }
+        }
+        let overview = try InspectorAPITests.json(try await daemon.get("/ui/api/overview"))
+        #expect(overview["hitRatio"] as? Double == 0.5, "\(overview["activity"] ?? "")")
+        let activity = try #require(overview["activity"] as? [String: Int])
+        #expect(activity["memoryHits"] == 6 && activity["misses"] == 6)
+        #expect((activity["lookupMisses"] ?? 0) > 6, "the tiers' lookups (thumbnails and originals) are counted apart")
+        let metrics = try await daemon.metrics()
+        #expect(metrics["thumbd_thumbnail_responses_total{cache=\"memory\"}"] == 6 && metrics["thumbd_thumbnail_responses_total{cache=\"miss\"}"] == 6)
+        try await daemon.stop()
+        try await origin.shutdown()
     }
 }
 
