@@ -35,9 +35,8 @@ endef
 
 .PHONY: run test build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
-# Release builds link the Swift runtime in, carry no RPATH and bind every symbol at start (full RELRO),
-# as `make package` ships thumbd, so `make run`, the benchmarks and the package share one build folder
-# without rebuilding each other.
+# thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
+# (full RELRO), as `make package` ships it, so `make run` and the package share one build.
 RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 # Only the daemon's binary: the benchmarks (thumbd-bench) are built by the bench targets that run them.
 run: deps
@@ -47,10 +46,12 @@ run: deps
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
-# Every product: thumbd (what `make install` ships) and thumbd-bench (the benchmarks, which run the
-# thumbd beside them).
+# Every product, for the benchmarks: thumbd-bench and the thumbd beside it that it runs. With the
+# dynamic runtime: thumbd-bench builds on the tests' fixtures (TestSupport), which import
+# swift-testing, and the static runtime has none to link. (It shares .build/release with `make run`,
+# so going from one to the other rebuilds.)
 release: deps
-	$(SWIFT) build $(RELEASE) $(BUILD_FLAGS)
+	$(SWIFT) build -c release $(BUILD_FLAGS)
 
 # The test targets that talk to a real HTTP origin and daemon on loopback (the server, the pipeline's
 # downloads and jobs, the fleet, `thumbd prefetch` and `thumbd healthcheck`) run in a second pass: they wait on timers

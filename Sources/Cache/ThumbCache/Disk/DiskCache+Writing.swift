@@ -265,7 +265,7 @@ extension DiskCache {
     }
 
     /// The least recently used entries of one kind that must go for `incoming` more bytes to fit
-    /// its budget: at most `incoming` bytes' worth, or the `wholeExcess` (the trim), at most
+    /// its budget (while a trim runs, at most `incoming` bytes' worth), or the `wholeExcess` (the trim), at most
     /// `maxVictims` of them. Pending hits are written first, so the order is the true one; reads the
     /// oldest few at a time through `entries_by_use`, never all entries.
     func victimsLocked(originals: Bool, making incoming: Int, sparing spared: Hash256? = nil, wholeExcess: Bool = false,
@@ -275,9 +275,11 @@ extension DiskCache {
         let total = state.withLock { $0.totals.bytes(originals: originals) } + reapingBytes(originals: originals)
         var excess = total + incoming - budget
         guard excess > 0 else { return [] }
-        // A store into a cache far over its budget (found so at open: a lowered limit) frees what
-        // it adds and leaves the rest to the trim, so it never waits for the whole excess.
-        if !wholeExcess { excess = min(excess, max(incoming, 0)) }
+        // While the trim of a cache found over its limits at open runs, a store frees what it adds
+        // and leaves the rest to the trim, so it never waits for the whole excess. Otherwise the
+        // store makes room for itself whole (files waiting for the reaper count, so the folder too
+        // stays within the budget).
+        if !wholeExcess && !trimmer.isFinished { excess = min(excess, max(incoming, 0)) }
         guard excess > 0 else { return [] }
         try flushLocked(&w)
         var victims: [DiskReaper.Victim] = []
