@@ -17,8 +17,10 @@ struct BenchCacheCommand: AsyncParsableCommand {
             evicted per insert), and a fill of twice a small limit, sampling the disk total after \
             every insert. Then `thumbd serve` itself (the thumbd beside this program) on that \
             directory: the time from its start to /readyz, to a cached entry answered and to a miss \
-            answered, after a clean stop, after SIGKILL and after a simulated machine crash; and its \
-            VmRSS against the same daemon on an empty cache, per entry. Then the memory tier's hits \
+            answered, after a clean stop, after SIGKILL and after a simulated machine crash, and \
+            restarted with half the limit (then how long the trim of the excess takes; the cache is \
+            left with half its entries); and its VmRSS against the same daemon on an empty cache, \
+            per entry. Then the memory tier's hits \
             per second from concurrent tasks.
 
             Targets: first answer within 1 s of the start after any stop; VmRSS at most 200 bytes an \
