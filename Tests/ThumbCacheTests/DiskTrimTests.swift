@@ -63,6 +63,25 @@ import Testing
         cache.close()
     }
 
+    /// The eviction order walked page by page lists every entry once, oldest first: the cursor keeps
+    /// the last access time whole (a REAL, with its fraction).
+    @Test func theOldestEntriesArePagedEachOnce() throws {
+        let directory = try Self.filled()
+        defer { DiskTest.cleanUp(directory) }
+        let cache = try DiskCache.open(at: directory, limits: DiskCacheLimits(maxBytes: 1 << 40, originalsMaxBytes: 0, fsync: .none), warn: { _ in })
+        var seen: [Hash256] = []
+        var cursor: DiskIndex.UseCursor?
+        while true {
+            let page = try cache.index.oldest(originals: false, limit: 32, after: cursor)
+            if page.rows.isEmpty { break }
+            seen += page.rows.map(\.id)
+            cursor = page.cursor
+        }
+        #expect(seen.count == Self.entries && Set(seen).count == Self.entries)
+        #expect(seen.first?.hex == DiskTest.key(0).digest && seen.last?.hex == DiskTest.key(Self.entries - 1).digest)
+        cache.close()
+    }
+
     @Test func closeStopsATrimUnderWay() throws {
         let directory = try Self.filled()
         defer { DiskTest.cleanUp(directory) }

@@ -39,6 +39,10 @@ struct HealthCheckCommandTests {
         let zero = try CLI.run(["healthcheck", "--timeout", "0"], timeout: 30)
         #expect(zero.status == 2)
         #expect(zero.stderrText.contains("--timeout"), "\(zero.stderrText)")
+        for bad in ["127.0.0.1:8080", "ftp://127.0.0.1", "http://", "http://h/?x=1"] {
+            let refused = try CLI.run(["healthcheck", "--url", bad], timeout: 30)
+            #expect(refused.status == 2 && refused.stderrText.contains("--url must be"), "\(bad): \(refused.stderrText)")
+        }
 
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

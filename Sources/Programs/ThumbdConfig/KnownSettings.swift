@@ -39,12 +39,10 @@ public enum KnownSettings {
     public static let openMaps: Set<String> = ["presets", "sources.s3.buckets"]
 
     /// `server`, `sources`, `sources.s3`, …: the maps that hold settings.
-    static var sections: Set<String> {
-        Set(keys.union(openMaps).flatMap { key in
-            let parts = key.split(separator: ".")
-            return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
-        })
-    }
+    static let sections: Set<String> = Set(keys.union(openMaps).flatMap { key in
+        let parts = key.split(separator: ".")
+        return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
+    })
 
     /// THUMBD_* variables that are not settings: the file's name, and what thumbd's own tests,
     /// benchmarks and fuzz targets read (they run thumbd with their environment).
@@ -74,35 +72,52 @@ public enum KnownSettings {
         }
     }
 
-    /// The unknown keys of a YAML document, each as a message with its line and the nearest known key.
-    static func unknownKeys(inYAML text: String, file: String) throws -> [String] {
+    /// One key of the settings file: its dotted name (`presets.grid` for an open map's entry), its
+    /// line, and whether thumbd knows it.
+    struct FileKey: Equatable {
+        let name: String
+        let line: Int?
+        let known: Bool
+    }
+
+    /// Every key of a YAML settings document, walked once: what the unknown-key check refuses and
+    /// what `thumbd config check` gives as each setting's line.
+    static func fileKeys(inYAML text: String, file: String) throws -> [FileKey] {
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch { throw ConfigError("cannot read the configuration file \(file): \(error)") }
         guard let root else { return [] }
         guard let top = root.mapping else { throw ConfigError("the configuration file \(file) must be a map of sections, like server: { listen: 127.0.0.1:8080 }") }
-        var messages: [String] = []
-        walk(top, prefix: "") { key, line in
-            let hint = nearest(to: key, among: keys.union(openMaps).union(sections)).map { "; did you mean \($0)?" }
-                ?? " (config/thumbd.yaml lists every key)"
-            messages.append("\(key) in \(file)\(line.map { ", line \($0)" } ?? ""): no such key\(hint)")
+        var found: [FileKey] = []
+        func walk(_ mapping: Node.Mapping, prefix: String) {
+            for (keyNode, value) in mapping {
+                let name = prefix + (keyNode.string ?? "\(keyNode.any)")
+                let line = keyNode.mark?.line
+                if keys.contains(name) {
+                    found.append(FileKey(name: name, line: line, known: true))
+                } else if openMaps.contains(name) {
+                    found.append(FileKey(name: name, line: line, known: true))
+                    for (entry, _) in value.mapping.map(Array.init) ?? [] {
+                        found.append(FileKey(name: name + "." + (entry.string ?? "\(entry.any)"), line: entry.mark?.line, known: true))
+                    }
+                } else if sections.contains(name), let inner = value.mapping {
+                    found.append(FileKey(name: name, line: line, known: true))
+                    walk(inner, prefix: name + ".")
+                } else {
+                    // An empty section (`cache:` with nothing under it) is known; anything else is not.
+                    found.append(FileKey(name: name, line: line, known: sections.contains(name) && value.null != nil))
+                }
+            }
         }
-        return messages
+        walk(top, prefix: "")
+        return found
     }
 
-    /// Reports every key path that is neither a known setting, nor inside an open map, nor a section
-    /// leading to one.
-    private static func walk(_ mapping: Node.Mapping, prefix: String, unknown: (String, Int?) -> Void) {
-        for (keyNode, value) in mapping {
-            let name = prefix + (keyNode.string ?? "\(keyNode.any)")
-            if keys.contains(name) || openMaps.contains(name) { continue }
-            let isSection = keys.contains { $0.hasPrefix(name + ".") }
-            if isSection, let inner = value.mapping {
-                walk(inner, prefix: name + ".", unknown: unknown)
-            } else if isSection, value.null != nil {
-                continue  // an empty section, `cache:` with nothing under it
-            } else {
-                unknown(name, keyNode.mark?.line)
-            }
+    /// The unknown keys among `fileKeys`, each as a message with its line and the nearest known key.
+    static func unknownKeyMessages(_ fileKeys: [FileKey], file: String) -> [String] {
+        fileKeys.filter { !$0.known }.map { key in
+            let hint = nearest(to: key.name, among: keys.union(openMaps).union(sections)).map { "; did you mean \($0)?" }
+                ?? " (config/thumbd.yaml lists every key)"
+            return "\(key.name) in \(file)\(key.line.map { ", line \($0)" } ?? ""): no such key\(hint)"
         }
     }
 

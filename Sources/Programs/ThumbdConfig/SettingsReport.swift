@@ -1,6 +1,5 @@
 import Foundation
 import ThumbCache
-import Yams
 
 /// What `thumbd config check` prints: every setting with the value in force and where that value
 /// came from (the default, a line of the file, or a variable), secrets masked.
@@ -29,7 +28,7 @@ public struct SettingsReport: Sendable {
         let recorder = KeyRecorder()
         let configuration = try await ThumbdConfiguration.load(file: file, environment: environment, recorder: recorder)
         let values = recorder.values.withLock { $0 }
-        let lines = try configuration.file.map { try keyLines(file: $0) } ?? [:]
+        let lines = configuration.fileLines
         let fileName = configuration.file ?? ""
 
         func source(_ key: String) -> String {
@@ -57,27 +56,6 @@ public struct SettingsReport: Sendable {
             rows.append(Row(key: name, value: "defined", source: "\(fileName):\(line)"))
         }
         return SettingsReport(configuration: configuration, rows: rows, problems: writeProblems(configuration))
-    }
-
-    /// The line of every key in the file as `section.key`, the entries of open maps (`presets.grid`)
-    /// included.
-    static func keyLines(file: String) throws -> [String: Int] {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8), let root = try Yams.compose(yaml: text)?.mapping else { return [:] }
-        var lines: [String: Int] = [:]
-        func walk(_ mapping: Node.Mapping, _ prefix: String) {
-            for (key, value) in mapping {
-                let name = prefix + (key.string ?? "")
-                if let line = key.mark?.line { lines[name] = line }
-                guard let inner = value.mapping else { continue }
-                if KnownSettings.openMaps.contains(name) {
-                    for (entry, _) in inner { if let line = entry.mark?.line { lines[name + "." + (entry.string ?? "")] = line } }
-                } else if KnownSettings.sections.contains(name) {
-                    walk(inner, name + ".")
-                }
-            }
-        }
-        walk(root, "")
-        return lines
     }
 
     /// Where `serve` writes: the cache directory (made if missing, with its parents) and the access

@@ -21,6 +21,8 @@ public struct ThumbdConfiguration: Sendable {
     public var cacheLocation: (url: URL, source: CacheLocation.Source)
     /// The file that was read, if any.
     public var file: String?
+    /// The line of each key of that file (`section.key`, `presets.NAME`).
+    var fileLines: [String: Int] = [:]
 
     /// Short environment names for the settings people change most.
     public static let environmentAliases: [String: String] = [
@@ -41,7 +43,7 @@ public struct ThumbdConfiguration: Sendable {
 
     static func load(file explicitFile: String?, environment: [String: String], recorder: KeyRecorder?) async throws -> ThumbdConfiguration {
         let file = explicitFile ?? environment[fileVariable].flatMap { $0.isEmpty ? nil : $0 }
-        try refuseUnknownSettings(file: file, environment: environment)
+        let fileLines = try refuseUnknownSettings(file: file, environment: environment)
         var providers: [any ConfigProvider] = []
         var aliased: [AbsoluteConfigKey: ConfigValue] = [:]
         for (variable, key) in environmentAliases {
@@ -64,18 +66,23 @@ public struct ThumbdConfiguration: Sendable {
             }
         }
         let settings = SettingReader(reader: ConfigReader(providers: providers), recorder: recorder)
-        return try ThumbdConfiguration(settings, file: file, environment: environment)
+        var configuration = try ThumbdConfiguration(settings, file: file, environment: environment)
+        configuration.fileLines = fileLines
+        return configuration
     }
 
     /// A mistyped key or variable stops every command that reads settings, before anything is opened:
-    /// ignored, it would leave the default in force without a word.
-    static func refuseUnknownSettings(file: String?, environment: [String: String]) throws {
+    /// ignored, it would leave the default in force without a word. Returns the line of each key of
+    /// the file (`thumbd config check` names them).
+    static func refuseUnknownSettings(file: String?, environment: [String: String]) throws -> [String: Int] {
         var problems = KnownSettings.unknownVariables(in: environment)
+        var fileKeys: [KnownSettings.FileKey] = []
         if let file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
-            problems += try KnownSettings.unknownKeys(inYAML: text, file: file)
+            fileKeys = try KnownSettings.fileKeys(inYAML: text, file: file)
+            problems += KnownSettings.unknownKeyMessages(fileKeys, file: file)
         }
-        guard !problems.isEmpty else { return }
-        throw ConfigError(problems.joined(separator: "\n"))
+        guard problems.isEmpty else { throw ConfigError(problems.joined(separator: "\n")) }
+        return Dictionary(fileKeys.compactMap { key in key.line.map { (key.name, $0) } }) { first, _ in first }
     }
 
     init(_ s: SettingReader, file: String?, environment: [String: String]) throws {

@@ -38,6 +38,12 @@ struct HealthCheckCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be between 0 and 300 seconds") }
+        if let url {
+            guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+                  parts.host?.isEmpty == false, parts.query == nil else {
+                throw ValidationError("--url must be the daemon's base URL, like http://127.0.0.1:8080 (got \"\(url.prefix(200))\")")
+            }
+        }
     }
 
     func run() async throws {

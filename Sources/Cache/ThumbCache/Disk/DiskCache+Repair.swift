@@ -97,10 +97,10 @@ extension DiskCache {
     /// Evicts up to `maxVictims` of the oldest entries of one kind while it is over its budget; how many.
     @discardableResult
     func evictOverBudgetLocked(originals: Bool, maxVictims: Int? = nil, _ w: inout WriterState) throws(CacheError) -> Int {
+        let cap = maxVictims ?? Int.max
         var evicted = 0
-        while maxVictims.map({ evicted < $0 }) ?? true {
-            let victims = try victimsLocked(originals: originals, making: 0, wholeExcess: true,
-                                            maxVictims: maxVictims.map { min($0 - evicted, 10_000) } ?? 10_000, &w)
+        while evicted < cap {
+            let victims = try victimsLocked(originals: originals, making: 0, wholeExcess: true, maxVictims: min(cap - evicted, 10_000), &w)
             guard !victims.isEmpty else { return evicted }
             evicted += victims.count
             let chunk = victims.map(\.id)

@@ -282,16 +282,17 @@ extension DiskCache {
         if !wholeExcess && !trimmer.isFinished { excess = min(excess, max(incoming, 0)) }
         guard excess > 0 else { return [] }
         try flushLocked(&w)
+        let cap = maxVictims ?? Int.max
         var victims: [DiskReaper.Victim] = []
         var cursor: DiskIndex.UseCursor?
-        while excess > 0, victims.count < (maxVictims ?? Int.max) {
+        while excess > 0, victims.count < cap {
             let batch: (rows: [(id: Hash256, size: Int)], cursor: DiskIndex.UseCursor?)
             do { batch = try index.oldest(originals: originals, limit: 32, after: cursor) } catch {
                 throw Self.indexError(error, path: layout.indexPath)
             }
             guard !batch.rows.isEmpty else { break }
             cursor = batch.cursor
-            for candidate in batch.rows where excess > 0 && candidate.id != spared && victims.count < (maxVictims ?? Int.max) {
+            for candidate in batch.rows where excess > 0 && candidate.id != spared && victims.count < cap {
                 victims.append(DiskReaper.Victim(id: candidate.id, size: candidate.size, originals: originals))
                 excess -= candidate.size
             }

@@ -137,7 +137,9 @@ extension DiskIndex {
 
     /// Where a walk of the least recently used entries has got to: the last row's (last_access, rowid).
     struct UseCursor: Sendable, Equatable {
-        var lastAccess: Int64
+        /// The column is REAL (unix seconds with their fraction): kept whole, or the next page would
+        /// start inside the last second and list its rows again.
+        var lastAccess: Double
         var rowid: Int64
     }
 
@@ -147,21 +149,13 @@ extension DiskIndex {
     /// writer's connection, inside its lock, so it sees every change made so far.
     func oldest(originals: Bool, limit: Int, after cursor: UseCursor?) throws -> (rows: [(id: Hash256, size: Int)], cursor: UseCursor?) {
         try queue.writeWithoutTransaction { db in
-            let kind = originals ? "original" : "thumbnail"
-            let rows: [Row]
-            if let cursor {
-                let statement = try db.cachedStatement(sql: """
-                    SELECT digest, size, last_access, rowid FROM entries INDEXED BY entries_by_use
-                    WHERE kind = ? AND (last_access, rowid) > (?, ?) ORDER BY last_access, rowid LIMIT ?
-                    """)
-                rows = try Row.fetchAll(statement, arguments: [kind, cursor.lastAccess, cursor.rowid, limit])
-            } else {
-                let statement = try db.cachedStatement(sql: """
-                    SELECT digest, size, last_access, rowid FROM entries INDEXED BY entries_by_use
-                    WHERE kind = ? ORDER BY last_access, rowid LIMIT ?
-                    """)
-                rows = try Row.fetchAll(statement, arguments: [kind, limit])
-            }
+            // No cursor: from before the first row.
+            let from = cursor ?? UseCursor(lastAccess: -.greatestFiniteMagnitude, rowid: .min)
+            let statement = try db.cachedStatement(sql: """
+                SELECT digest, size, last_access, rowid FROM entries INDEXED BY entries_by_use
+                WHERE kind = ? AND (last_access, rowid) > (?, ?) ORDER BY last_access, rowid LIMIT ?
+                """)
+            let rows = try Row.fetchAll(statement, arguments: [originals ? "original" : "thumbnail", from.lastAccess, from.rowid, limit])
             let last = rows.last.map { UseCursor(lastAccess: $0[2], rowid: $0[3]) }
             return (rows.compactMap { row in Hash256(hex: row[0]).map { ($0, row[1]) } }, last ?? cursor)
         }

@@ -53,7 +53,7 @@ public final class SharedTier: Sendable {
         self.maxBytes = maxBytes
         self.metrics = metrics
         self.logger = logger
-        breaker = SharedTierBreaker(settings.breaker)
+        breaker = SharedTierBreaker(settings)
         metrics.breakerState(breaker.state)
     }
 

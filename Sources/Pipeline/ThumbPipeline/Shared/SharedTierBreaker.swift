@@ -18,6 +18,10 @@ final class SharedTierBreaker: Sendable {
         var maxWindow: Duration = .seconds(60)
     }
 
+    convenience init(_ tier: SharedTierSettings) {
+        self.init(Settings(failures: tier.breakerFailures, window: tier.breakerWindow))
+    }
+
     /// What a read should do now.
     enum Admission: Equatable {
         case ask

@@ -10,16 +10,9 @@ public struct SharedTierSettings: Sendable {
     public var readTimeout: Duration = .seconds(2)
     /// Writes waiting or under way; a thumbnail made past this is not written (counted as dropped).
     public var maxPendingWrites: Int = 64
-    /// Reads failed in a row that open the breaker, and how long it then stays open.
-    public var breakerFailures: Int {
-        get { breaker.failures }
-        set { breaker.failures = newValue }
-    }
-    public var breakerWindow: Duration {
-        get { breaker.window }
-        set { breaker.window = newValue }
-    }
-    var breaker = SharedTierBreaker.Settings()
+    /// Reads failed in a row that open the breaker (`SharedTierBreaker`), and how long it then stays open.
+    public var breakerFailures = 3
+    public var breakerWindow: Duration = .seconds(5)
 
     public init(_ text: String) throws(S3LocationError) {
         guard S3Location.isS3(text) else { throw S3LocationError("cache.shared must be s3://BUCKET[/PREFIX], not \(text.prefix(200))") }
