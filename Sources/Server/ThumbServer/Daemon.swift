@@ -112,7 +112,10 @@ public final class Daemon: Sendable {
                      ThumbnailFastPath(route: thumbnails, readiness: readiness, deadlines: deadlines, handedOn: handedOn, observe: observe))
                 },
             ])),
-            configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd"),
+            // A burst of connects (a product page's prefetch, a fleet reconnecting) waits in the kernel's
+            // queue instead of overflowing Hummingbird's 256 and being retried a second or more later;
+            // Linux caps this at net.core.somaxconn.
+            configuration: .init(address: .hostname(settings.server.host, port: settings.server.port), serverName: "thumbd", backlog: 4096),
             onServerRunning: { channel in
                 readiness.markReady()
                 // systemd (Type=notify) counts the service started from here: listening, cache open.
