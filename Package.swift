@@ -141,7 +141,7 @@ let package = Package(
             path: "Sources/Server/UploadForms"
         ),
         // What to make of a photo: the one variant type, its parser, defaults and canonical text, for every door.
-        .target(name: "ThumbVariant", dependencies: ["ImageCore", "Thumbnailer", "ThumbCache"], path: "Sources/Pipeline/ThumbVariant"),
+        .target(name: "ThumbVariant", dependencies: ["ImageCore", "ImageOps", "Thumbnailer", "ThumbCache"], path: "Sources/Pipeline/ThumbVariant"),
         // Which network addresses a download may reach: CIDR sets, the private-range guard, resolution.
         .target(name: "NetworkGuard", path: "Sources/Pipeline/NetworkGuard"),
         // S3 object addresses, endpoints, credentials and AWS Signature Version 4: nothing of HTTP
@@ -296,7 +296,7 @@ let package = Package(
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
                                                                    .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"],
                     exclude: ["Scripts"]),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "ChildProcess", "Thumbnailer", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "ChildProcess", "Thumbnailer", "ThumbVariant", "ImageCodecs", "ImageQuality", "ImageOps", "ImagePlaceholder", "CropScenes"]),
         // A real HTTP(S) origin on 127.0.0.1 with latency and faults, for the download and server tests;
         // its certificates are made at run time with the openssl command (ChildProcess).
         .target(
@@ -353,7 +353,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ConsoleText", "ImageCodecs", "ImageCore", "ThumbCache", "ThumbServer"]),
+        .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ConsoleText", "ImageCodecs", "ImageCore", "ImageQuality", "ThumbCache", "ThumbServer"]),
         // The inputs the fuzz targets found bugs with (TestImages/fuzz-regressions), run through them again.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ThumbdFuzzTargets", "TestSupport"]),
         // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.

@@ -124,6 +124,20 @@ public enum Images {
     public static let jpeg: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 640, height: 480), .jpeg(quality: 90))
     public static let otherJPEG: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 300, height: 500), .jpeg(quality: 80))
     public static let png: [UInt8] = try! ImageCodecs.encode(SyntheticImage.gradient(width: 320, height: 240), .png)
+    /// A cut-out product, as marketplaces' PNGs are: a detailed photo inside an ellipse, clear
+    /// (alpha 0) around it, soft at its edge. Too detailed for a small lossless file.
+    public static let cutOutPNG: [UInt8] = {
+        var image = PhonePhoto.synthetic(width: 320, height: 240, seed: 11)
+        image.hasAlpha = true
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let dx = (Double(x) - 160) / 130, dy = (Double(y) - 120) / 100
+                let inside = 1 - (dx * dx + dy * dy)
+                image.pixels[(y * image.width + x) * 4 + 3] = UInt8(max(0, min(255, inside * 255 * 8)))
+            }
+        }
+        return try! ImageCodecs.encode(image, .png)
+    }()
     /// The PNG with garbage in its compressed pixel data, behind a correct chunk checksum: the
     /// file is whole, its content is not.
     public static let corruptPNG: [UInt8] = {

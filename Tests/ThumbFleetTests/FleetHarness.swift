@@ -173,7 +173,7 @@ final class FleetHarness: Sendable {
     /// The thumbnail query as thumbd's own fleet clients write it (canonical encoding), so nginx
     /// hashes the same `url` text for the tests' requests and the prefetch items.
     static func thumbnailPath(_ url: String, size: Int) -> String {
-        EntryPointMaker.thumbnailPath(url: url, spec: Variant(size: size))
+        EntryPointMaker.thumbnailPath(url: url, variant: Variant(size: size))
     }
 
     /// A fleet and its origin for `body`, stopped afterwards whether `body` throws or not.

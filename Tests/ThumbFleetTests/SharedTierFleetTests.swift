@@ -98,6 +98,13 @@ struct SharedTierFleetTests {
             if written >= Double(count) { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestFailure("the nodes wrote \(Int(written)) of \(count) thumbnails to the shared tier in 60 s")
+        var why: [String] = []
+        for name in ["thumbd_shared_errors_total", "thumbd_shared_writes_dropped_total", "thumbd_shared_skipped_total", "thumbd_shared_breaker_open"] {
+            var total = 0.0
+            for node in nodes { total += try await fleet.metric(name, node: node) }
+            why.append("\(name) \(total)")
+        }
+        throw TestFailure("the nodes wrote \(Int(written)) of \(count) thumbnails to the shared tier in 60 s (\(why.joined(separator: ", "))); "
+                          + "node 0's log: \(fleet.nodeLog(0))")
     }
 }

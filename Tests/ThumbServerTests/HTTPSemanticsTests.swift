@@ -43,9 +43,10 @@ struct HTTPSemanticsTests {
         #expect(decoded.info.format == .avif && decoded.pixels.width == 80 && decoded.pixels.height == 80)
         let refusesAVIF = try await daemon.get(path, headers: [("Accept", "image/avif;q=0,image/webp,*/*;q=0.8")])
         #expect(refusesAVIF.header("content-type") == "image/webp")
-        // Spelled as RFC 9110 allows (and as the fleet's nginx map reads it): still refused.
+        // Spelled as RFC 9110 allows (and as the fleet's nginx map reads it): still refused, and
+        // with nothing else taken, nothing is answered.
         let spaced = try await daemon.get(path, headers: [("Accept", "image/avif; Q = 0.000, image/webp;q=0")])
-        #expect(spaced.header("content-type") == "image/jpeg")
+        #expect(spaced.status == 406 && spaced.problemCode == "not_acceptable" && spaced.header("vary") == "Accept")
         let webp = try await daemon.get(path, headers: [("Accept", "image/webp,*/*;q=0.8")])
         #expect(webp.status == 200)
         #expect(webp.header("content-type") == "image/webp")
@@ -65,6 +66,42 @@ struct HTTPSemanticsTests {
         #expect(explicitAVIF.header("content-type") == "image/avif" && explicitAVIF.header("vary") == nil)
         // One download served every variant (the original is kept on disk).
         #expect(origin.requestCount("/p.jpg") == 1)
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("format=auto never answers a type Accept excludes: PNG or JPEG as taken, 406 when neither is")
+    func acceptIsObeyed() async throws {
+        let cutOut = try ImageCodecs.decode(Images.cutOutPNG).pixels
+        let origin = try await TestOrigin.start(routes: [
+            "/p.jpg": .image(Images.jpeg), "/cut.png": .image(Images.cutOutPNG),
+            "/cut.webp": .image(try ImageCodecs.encode(cutOut, .webp(quality: 90)), contentType: "image/webp"),
+        ])
+        let daemon = try await TestDaemon.start()
+        for source in ["/p.jpg", "/cut.png", "/cut.webp"] {
+            for query in ["size=80", "size=80x60&fit=pad&bg=transparent", "size=80&max_bytes=60000", "size=80x60&fit=pad"] {
+                let path = daemon.thumbnailPath(origin.url(source), query)
+                let classic = try await daemon.get(path, headers: [("Accept", "image/png,image/jpeg")])
+                #expect(classic.status == 200 && ["image/png", "image/jpeg"].contains(classic.header("content-type") ?? ""),
+                        "\(source) \(query): \(classic.status) \(classic.header("content-type") ?? "")")
+                let pngOnly = try await daemon.get(path, headers: [("Accept", "image/png")])
+                #expect(pngOnly.status == 200 && pngOnly.header("content-type") == "image/png", "\(source) \(query): \(pngOnly.status)")
+                let wildcard = try await daemon.get(path, headers: [("Accept", "image/*")])
+                #expect(classic.header("content-type") == wildcard.header("content-type"), "\(source) \(query)")
+                let refusedWebP = try await daemon.get(path, headers: [("Accept", "image/webp;q=0, */*")])
+                #expect(refusedWebP.header("content-type") != "image/webp", "\(source) \(query)")
+            }
+        }
+        // Opaque thumbnails of a client that takes only JPEG are JPEG, transparent ones too: laid on white.
+        let jpegOnly = try await daemon.get(daemon.thumbnailPath(origin.url("/cut.png"), "size=80"), headers: [("Accept", "image/jpeg")])
+        #expect(jpegOnly.status == 200 && jpegOnly.header("content-type") == "image/jpeg")
+        let corner = try ImageCodecs.decode(jpegOnly.body).pixels.pixel(x: 0, y: 0)
+        #expect(min(corner.r, corner.g, corner.b) >= 245, "a clear corner laid on \(corner), not white")
+        let json = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=80"), headers: [("Accept", "application/json")])
+        #expect(json.status == 406 && json.problemCode == "not_acceptable" && json.header("vary") == "Accept")
+        // An explicit format is what the query named, whatever Accept says.
+        let named = try await daemon.get(daemon.thumbnailPath(origin.url("/p.jpg"), "size=80&format=webp"), headers: [("Accept", "image/png")])
+        #expect(named.status == 200 && named.header("content-type") == "image/webp")
         try await daemon.stop()
         try await origin.shutdown()
     }

@@ -79,7 +79,7 @@ import ThumbPipeline
         var routes: [String: OriginRoute] = [:]
         for index in 0..<20 { routes["/slow\(index).jpg"] = .image(Images.jpeg, latency: .seconds(60)) }
         let origin = try await TestOrigin.start(routes: routes)
-        let job = try daemon.daemon.prefetcher.submit(.urls((0..<20).map { origin.url("/slow\($0).jpg") }), spec: Variant(size: 64))
+        let job = try daemon.daemon.prefetcher.submit(.urls((0..<20).map { origin.url("/slow\($0).jpg") }), variant: Variant(size: 64))
         #expect(await origin.waitForTotalRequests(count: 6, timeout: .seconds(20)))
         let busy = try await browser.dumpDOM(base)
         _ = daemon.daemon.prefetcher.cancel(job.id)

@@ -13,7 +13,7 @@ struct ShapeHTTPTests {
 
     @Test("every shape comes out at its pixel size, and its variant is its own cache entry")
     func shapes() async throws {
-        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg), "/t.png": .image(Images.png)])
+        let origin = try await TestOrigin.start(routes: ["/p.jpg": .image(Images.jpeg), "/cut.png": .image(Images.cutOutPNG)])
         let daemon = try await TestDaemon.start(memoryOnly: true)
         let url = origin.url("/p.jpg")
         for (query, width, height) in [("size=300x400", 300, 400), ("size=320x180&gravity=center", 320, 180),
@@ -27,16 +27,30 @@ struct ShapeHTTPTests {
         // dpr resolves to pixels: size=150x100&dpr=2 was the same variant as size=300x200.
         let same = try await daemon.get(daemon.thumbnailPath(url, "size=300x200"))
         #expect(same.header("x-cache") == "memory")
-        // A transparent PNG padded onto white is opaque JPEG under auto; with bg=transparent, PNG with clear bands.
-        let white = try await daemon.get(daemon.thumbnailPath(origin.url("/t.png"), "size=400x200&fit=pad"))
+        // A cut-out product padded onto white is opaque JPEG under auto, its own clear corners laid
+        // on white too; with bg=transparent, PNG with clear bands.
+        let cutOut = origin.url("/cut.png")
+        let white = try await daemon.get(daemon.thumbnailPath(cutOut, "size=400x200&fit=pad"))
         #expect(white.header("content-type") == "image/jpeg")
-        let clear = try await daemon.get(daemon.thumbnailPath(origin.url("/t.png"), "size=400x200&fit=pad&bg=transparent"))
+        let flattened = try ImageCodecs.decode(white.body).pixels
+        for (x, y) in [(2, 100), (70, 10)] {
+            let pixel = flattened.pixel(x: x, y: y)
+            #expect(min(pixel.r, pixel.g, pixel.b) >= 245, "(\(x), \(y)) is \(pixel), not white")
+        }
+        let clear = try await daemon.get(daemon.thumbnailPath(cutOut, "size=400x200&fit=pad&bg=transparent"))
         #expect(clear.header("content-type") == "image/png")
         let pixels = try ImageCodecs.decode(clear.body).pixels
         #expect(pixels.pixel(x: 2, y: 100).a == 0 && pixels.pixel(x: 200, y: 100).a == 255)
-        // Under a byte cap, auto writes transparency as lossy WebP: PNG has no quality to lower.
-        let capped = try await daemon.get(daemon.thumbnailPath(origin.url("/t.png"), "size=400x200&fit=pad&bg=transparent&max_bytes=20000"))
-        #expect(capped.status == 200 && capped.header("content-type") == "image/webp" && capped.body.count <= 20000)
+        // Under a byte cap, a client that names WebP gets lossy WebP; one that does not (curl's */*)
+        // gets PNG only if it fits, else 422: PNG has no quality to lower.
+        let cappedPath = daemon.thumbnailPath(cutOut, "size=400x200&fit=pad&bg=transparent&max_bytes=20000")
+        let webp = try await daemon.get(cappedPath, headers: [("Accept", "image/webp,*/*")])
+        #expect(webp.status == 200 && webp.header("content-type") == "image/webp" && webp.body.count <= 20000)
+        let anything = try await daemon.get(cappedPath, headers: [("Accept", "*/*")])
+        #expect(anything.status == 422 && anything.problemCode == "budget_unreachable", "\(anything.status)")
+        #expect(Self.problemDetail(anything).contains("lossless"))
+        let pngOrJPEG = try await daemon.get(cappedPath, headers: [("Accept", "image/png,image/jpeg")])
+        #expect(pngOrJPEG.status == 422 && pngOrJPEG.problemCode == "budget_unreachable")
         try await daemon.stop()
         try await origin.shutdown()
     }

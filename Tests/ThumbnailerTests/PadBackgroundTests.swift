@@ -5,6 +5,7 @@ import ImageOps
 import ImageQuality
 import Testing
 import TestSupport
+import ThumbVariant
 import Thumbnailer
 
 /// The pad backgrounds as a client sees them: `auto` takes the photo's edge colour, `blur` a
@@ -185,7 +186,7 @@ struct PadBackgroundTests {
         #expect(stride(from: 3, to: coloured.pixels.count, by: 4).allSatisfy { coloured.pixels[$0] == 255 }, "a pixel is not opaque")
         #expect(PadPixels.outside(placed, of: coloured).allSatisfy { PadPixels.equals($0, (200, 10, 10)) })
 
-        #expect(try Thumbnailer.make(from: data, ThumbnailRequest(width: width, height: height, fit: .pad, background: .transparent)).format == .png)
-        #expect(try Thumbnailer.make(from: data, ThumbnailRequest(width: width, height: height, fit: .pad, background: .white)).format == .jpeg)
+        #expect(try ThumbnailMaker().make(data, as: Variant(width: width, height: height, fit: .pad, background: .transparent)).format == .png)
+        #expect(try ThumbnailMaker().make(data, as: Variant(width: width, height: height, fit: .pad, background: .white)).format == .jpeg)
     }
 }

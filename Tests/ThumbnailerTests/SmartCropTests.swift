@@ -5,6 +5,7 @@ import ImageCore
 @testable import ImageOps
 import Testing
 import TestSupport
+import ThumbVariant
 import Thumbnailer
 
 /// The smart crop on generated product scenes whose product box is known: it must keep the whole
@@ -58,9 +59,9 @@ struct SmartCropTests {
     @Test func theSameSceneGivesTheSameCrop() throws {
         let scene = try #require(Self.scenes.first { $0.background == .busy })
         let jpeg = try ImageCodecs.encode(scene.image, .jpeg(quality: 92))
-        let request = ThumbnailRequest(size: 120, fit: .cover, gravity: .smart)
-        let first = try Thumbnailer.make(from: jpeg, request)
-        let second = try Thumbnailer.make(from: jpeg, request)
+        let variant = Variant(size: 120, fit: .cover, gravity: .smart)
+        let first = try ThumbnailMaker().make(jpeg, as: variant)
+        let second = try ThumbnailMaker().make(jpeg, as: variant)
         #expect(first.crop == second.crop && first.bytes == second.bytes)
         // And the generator itself is seeded.
         let again = SceneGenerator(longSide: 600, productPhotos: Self.productPhotos()).scenes(repetitions: 1, seed: 19)
@@ -88,8 +89,8 @@ struct SmartCropTests {
     @Test func containIgnoresGravity() throws {
         let scene = Self.scenes[0]
         let jpeg = try ImageCodecs.encode(scene.image, .jpeg(quality: 92))
-        let centre = try Thumbnailer.make(from: jpeg, ThumbnailRequest(size: 100, fit: .contain, gravity: .center))
-        let smart = try Thumbnailer.make(from: jpeg, ThumbnailRequest(size: 100, fit: .contain, gravity: .smart))
+        let centre = try ThumbnailMaker().make(jpeg, as: Variant(size: 100, fit: .contain, gravity: .center))
+        let smart = try ThumbnailMaker().make(jpeg, as: Variant(size: 100, fit: .contain, gravity: .smart))
         #expect(centre.bytes == smart.bytes)
     }
 

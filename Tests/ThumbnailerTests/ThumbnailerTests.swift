@@ -4,6 +4,7 @@ import ImageOps
 import ImageQuality
 import Testing
 import TestSupport
+import ThumbVariant
 import Thumbnailer
 
 struct ThumbnailerTests {
@@ -11,12 +12,12 @@ struct ThumbnailerTests {
     @Test("exact output size", arguments: [(1, 4000), (4000, 1), (301, 200), (200, 301), (64, 64), (3, 5)], [1, 7, 199, 201])
     func exactSize(_ source: (Int, Int), _ size: Int) throws {
         let data = try ImageCodecs.encode(SyntheticImage.gradient(width: source.0, height: source.1), .png)
-        let cover = try Thumbnailer.make(from: data, ThumbnailRequest(size: size, fit: .cover, encoding: .png))
+        let cover = try ThumbnailMaker().make(data, as: Variant(size: size, fit: .cover, format: .png))
         #expect(cover.width == size && cover.height == size)
         let decoded = try ImageCodecs.decode(cover.bytes)
         #expect(decoded.pixels.width == size && decoded.pixels.height == size)
 
-        let contain = try Thumbnailer.make(from: data, ThumbnailRequest(size: size, fit: .contain, encoding: .png))
+        let contain = try ThumbnailMaker().make(data, as: Variant(size: size, fit: .contain, format: .png))
         let long = max(source.0, source.1), short = min(source.0, source.1)
         let expectedShort = max(1, Int((Double(size) * Double(short) / Double(long)).rounded()))
         let (w, h) = source.0 >= source.1 ? (size, expectedShort) : (expectedShort, size)
@@ -38,7 +39,7 @@ struct ThumbnailerTests {
             }
         }
         let data = try ImageCodecs.encode(image, .png)
-        let thumbnail = try Thumbnailer.make(from: data, ThumbnailRequest(size: 37, encoding: .png))
+        let thumbnail = try ThumbnailMaker().make(data, as: Variant(size: 37, format: .png))
         let result = try ImageCodecs.decode(thumbnail.bytes).pixels
         var edgePixels = 0
         for y in 0..<result.height {
@@ -53,19 +54,19 @@ struct ThumbnailerTests {
         #expect(edgePixels > 10, "the test needs partly transparent edge pixels")
     }
 
-    @Test func defaultEncodingKeepsTransparency() throws {
+    @Test func autoFormatKeepsTransparency() throws {
         let opaque = try ImageCodecs.encode(SyntheticImage.gradient(width: 50, height: 40), .png)
-        #expect(try Thumbnailer.make(from: opaque, ThumbnailRequest(size: 20)).format == .jpeg)
+        #expect(try ThumbnailMaker().make(opaque, as: Variant(size: 20)).format == .jpeg)
         var clear = PixelBuffer(width: 50, height: 40, hasAlpha: true)
         clear.pixels[3] = 0
         let transparent = try ImageCodecs.encode(clear, .png)
-        #expect(try Thumbnailer.make(from: transparent, ThumbnailRequest(size: 20)).format == .png)
+        #expect(try ThumbnailMaker().make(transparent, as: Variant(size: 20)).format == .png)
     }
 
     @Test func sizeOutOfRangeIsRefused() throws {
         let data = try ImageCodecs.encode(SyntheticImage.gradient(width: 10, height: 10), .png)
-        #expect(throws: ImageError.self) { try Thumbnailer.make(from: data, ThumbnailRequest(size: 0)) }
-        #expect(throws: ImageError.self) { try Thumbnailer.make(from: data, ThumbnailRequest(size: 5000)) }
+        #expect(throws: ImageError.self) { try Thumbnailer.render(from: data, ThumbnailRequest(size: 0)) }
+        #expect(throws: ImageError.self) { try Thumbnailer.render(from: data, ThumbnailRequest(size: 5000)) }
     }
 }
 
@@ -74,7 +75,7 @@ struct OrientationTests {
     /// The 8 EXIF orientations of one photo give the same upright thumbnail.
     @Test("upright whatever the EXIF orientation", arguments: ["Landscape", "Portrait"], 2...8)
     func upright(_ set: String, _ orientation: Int) throws {
-        let request = ThumbnailRequest(size: 200, encoding: .png)
+        let request = ThumbnailRequest(size: 200)
         let reference = try Thumbnailer.render(from: TestPaths.bytes(TestPaths.corpus("jpeg/exif-orientation/\(set)_1.jpg")!), request)
         let oriented = try Thumbnailer.render(from: TestPaths.bytes(TestPaths.corpus("jpeg/exif-orientation/\(set)_\(orientation).jpg")!), request)
         let ssim = SSIM.compare(reference.pixels, oriented.pixels)
@@ -83,7 +84,7 @@ struct OrientationTests {
 
     /// A wrongly oriented thumbnail must fail the same check, or the test above proves nothing.
     @Test func ssimSeesAWrongOrientation() throws {
-        let request = ThumbnailRequest(size: 200, encoding: .png)
+        let request = ThumbnailRequest(size: 200)
         let upright = try Thumbnailer.render(from: TestPaths.bytes(TestPaths.corpus("jpeg/exif-orientation/Landscape_1.jpg")!), request)
         #expect(SSIM.compare(upright.pixels, upright.pixels.oriented(.right)) < 0.9)
     }
@@ -96,7 +97,7 @@ struct HEICThumbnailTests {
     @Test func thumbnailOfAHEIC() throws {
         let photo = PhonePhoto.synthetic(width: 320, height: 240, seed: 9)
         let heic = try HEIFEnc.encode(photo)
-        let thumbnail = try Thumbnailer.make(from: heic, ThumbnailRequest(size: 80, fit: .contain))
+        let thumbnail = try ThumbnailMaker().make(heic, as: Variant(size: 80, fit: .contain))
         #expect(thumbnail.source.format == .heic)
         #expect(thumbnail.format == .jpeg, "the default encoding for an opaque HEIC")
         #expect(thumbnail.width == 80 && thumbnail.height == 60)
@@ -104,6 +105,6 @@ struct HEICThumbnailTests {
         let decoded = try ImageCodecs.decode(thumbnail.bytes).pixels
         let ssim = SSIM.compare(decoded, reference)
         #expect(ssim > 0.85, "SSIM \(ssim) against the source resized")
-        #expect(Thumbnailer.defaultEncoding(for: ImageInfo(format: .heic, width: 1, height: 1, hasAlpha: true)).format != .heic)
+        #expect(Variant(size: 80).encoding(for: ImageInfo(format: .heic, width: 1, height: 1, hasAlpha: true)).format != .heic)
     }
 }

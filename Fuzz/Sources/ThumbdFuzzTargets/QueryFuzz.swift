@@ -26,8 +26,13 @@ enum QueryFuzz {
         for settings in [unsigned, signed] {
             let memo = ThumbnailQueryMemo(settings: settings)
             guard let parsed = try? memo.parse(rawQuery) else { continue }
-            let key = parsed.key(accept: accept)
-            _ = parsed.spec(for: key)
+            guard let target = parsed.target(accept: accept) else {
+                // Refused only when the header takes neither JPEG nor PNG, as the variant's own rule says.
+                try FuzzSupport.require(parsed.plain.variant.negotiated(accept: accept) == nil, "Accept \(accept ?? "") refused")
+                continue
+            }
+            let key = target.key
+            try FuzzSupport.require(key.variant == target.variant.cacheVariant, "key \(key.variant) is not its variant's")
             // Whatever gravity, focus, trim or preset the query asked for, its variant reads back.
             try FuzzSupport.require(CacheVariant(key.variant.description) == key.variant, "variant \(key.variant) does not read back")
             // The key's URL is already normal: normalising it again changes nothing.

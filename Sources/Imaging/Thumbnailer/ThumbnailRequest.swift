@@ -33,10 +33,6 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// How far, per 8-bit channel, a pixel may be from the border's colour and still be border
     /// (`thumbnail.trim_threshold`).
     public var trimThreshold: Int
-    /// nil picks from the source: JPEG for opaque images, PNG for ones with alpha (WebP for WebP sources).
-    public var encoding: EncodeSettings?
-    /// The encoded thumbnail is never larger (`ByteCap`); nil: no cap.
-    public var maxBytes: Int?
     public var limits: DecodeLimits
     /// How many times the thumbnail's size the decoder must deliver at least, before the Lanczos
     /// filter does the rest. At 1 the decoder's own box-like scaling does most of the reduction and
@@ -49,7 +45,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public static let trimThresholdRange = BorderTrim.thresholdRange
 
     public init(width: Int, height: Int, fit: Fit = .cover, gravity: Gravity = .center, background: PadBackground = .white,
-                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
+                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold,
                 limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
         self.width = width
         self.height = height
@@ -58,17 +54,16 @@ public struct ThumbnailRequest: Sendable, Equatable {
         self.background = background
         self.trim = trim
         self.trimThreshold = trimThreshold
-        self.encoding = encoding
         self.limits = limits
         self.decodeHeadroom = decodeHeadroom
     }
 
     /// A `size` x `size` square.
     public init(size: Int, fit: Fit = .cover, gravity: Gravity = .center, background: PadBackground = .white,
-                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, encoding: EncodeSettings? = nil,
+                trim: Bool = false, trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold,
                 limits: DecodeLimits = DecodeLimits(), decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) {
         self.init(width: size, height: size, fit: fit, gravity: gravity, background: background, trim: trim,
-                  trimThreshold: trimThreshold, encoding: encoding, limits: limits, decodeHeadroom: decodeHeadroom)
+                  trimThreshold: trimThreshold, limits: limits, decodeHeadroom: decodeHeadroom)
     }
 }
 
@@ -102,6 +97,8 @@ public struct Thumbnail: Sendable {
     public var format: ImageFormat
     public var width: Int
     public var height: Int
+    /// Whether the encoded thumbnail keeps an alpha channel.
+    public var hasAlpha: Bool
     public var source: ImageInfo
     /// Size of the image the decoder delivered (after DCT or libwebp scaling), stored orientation.
     public var decodedWidth: Int
@@ -128,4 +125,15 @@ public struct StageTimings: Sendable {
     public var total: Duration { decode + color + resize + placeholder + crop + encode }
 
     public init() {}
+}
+
+extension Thumbnail {
+    /// `rendered` once encoded: `pixels` are what was written (flattened, for a format without alpha).
+    public init(_ rendered: RenderedThumbnail, bytes: [UInt8], format: ImageFormat, pixels: PixelBuffer, encodeTime: Duration) {
+        var timings = rendered.timings
+        timings.encode = encodeTime
+        self.init(bytes: bytes, format: format, width: pixels.width, height: pixels.height, hasAlpha: pixels.hasAlpha,
+                  source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
+                  color: rendered.color, photo: rendered.photo, crop: rendered.crop, timings: timings)
+    }
 }

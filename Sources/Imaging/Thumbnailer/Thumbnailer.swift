@@ -6,7 +6,8 @@ import ImagePlaceholder
 
 /// Encoded image bytes in, thumbnail bytes out: decode at the size needed, stand upright,
 /// take off a uniform border when asked, choose the crop (centred, by saliency for `Gravity.smart`,
-/// on a point for `Gravity.focus`), crop and resize in one Lanczos pass, encode. Synchronous and CPU-bound: callers run it off any
+/// on a point for `Gravity.focus`), crop and resize in one Lanczos pass. Encoding is
+/// `ThumbnailMaker`'s (ThumbVariant), where the format rule lives. Synchronous and CPU-bound: callers run it off any
 /// thread that answers requests.
 public enum Thumbnailer {
     /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
@@ -95,27 +96,5 @@ public enum Thumbnailer {
         }
         return RenderedThumbnail(pixels: resized, source: decoded.info, decodedWidth: decoded.pixels.width,
                                  decodedHeight: decoded.pixels.height, color: color.outcome, photo: photo, crop: region, timings: timings)
-    }
-
-    /// `render`, then encode as the request says (or as `defaultEncoding` picks).
-    public static func make(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> Thumbnail {
-        let rendered = try render(from: data, request)
-        var timings = rendered.timings
-        let start = ContinuousClock.now
-        // A padded thumbnail has alpha only with transparent bands: a colour, auto and blur are opaque.
-        var shown = rendered.source
-        if request.fit == .pad { shown.hasAlpha = request.background == .transparent }
-        let encoded = try ByteCap.encode(rendered.pixels, request.encoding ?? defaultEncoding(for: shown), maxBytes: request.maxBytes)
-        timings.encode = ContinuousClock.now - start
-        return Thumbnail(bytes: encoded.bytes, format: encoded.settings.format, width: rendered.pixels.width, height: rendered.pixels.height,
-                         source: rendered.source, decodedWidth: rendered.decodedWidth, decodedHeight: rendered.decodedHeight,
-                         color: rendered.color, photo: rendered.photo, crop: rendered.crop, timings: timings)
-    }
-
-    /// Keep transparency where the thumbnail has it (a padded one with opaque bands has none);
-    /// otherwise JPEG, the smallest for photos.
-    public static func defaultEncoding(for source: ImageInfo) -> EncodeSettings {
-        guard source.hasAlpha else { return .jpeg(quality: EncodeSettings.defaultQuality) }
-        return source.format == .webp ? .webp(quality: EncodeSettings.defaultQuality) : .png
     }
 }

@@ -8,7 +8,7 @@ import Thumbnailer
 /// key, the ETag, `thumbd cache ls` and the inspector all show its one text, `canonicalText`.
 public struct Variant: Sendable, Hashable {
     public enum Format: String, Sendable, CaseIterable, Codable {
-        /// JPEG for opaque thumbnails, PNG for transparent ones (WebP for transparent WebP sources);
+        /// JPEG for opaque thumbnails, PNG for transparent ones;
         /// the server makes it AVIF or WebP for clients that accept them (`negotiated(accept:)`).
         case auto
         /// JPEG XL only when named: `auto` never picks it (no browser but Safari shows it, and
@@ -79,16 +79,6 @@ public struct Variant: Sendable, Hashable {
     /// `300x400/pad/jpeg/q82/bg=ffffff`: the cache key's variant, the ETag's, `thumbd cache ls`'s.
     public var canonicalText: String { cacheVariant.description }
 
-    /// The thumbnailer's request for this variant (its encoding is chosen after rendering, by
-    /// `encoding(for:)`, which needs to know whether the source has alpha).
-    public func request(trimThreshold: Int = ThumbnailRequest.defaultTrimThreshold, limits: DecodeLimits = DecodeLimits(),
-                        decodeHeadroom: Double = ThumbnailRequest.defaultDecodeHeadroom) -> ThumbnailRequest {
-        var request = ThumbnailRequest(width: width, height: height, fit: fit, gravity: gravity, background: background ?? .white,
-                                       trim: trim, trimThreshold: trimThreshold, limits: limits, decodeHeadroom: decodeHeadroom)
-        request.maxBytes = maxBytes
-        return request
-    }
-
     /// The background's text in queries, flags, settings and keys: `ffffff`, `auto`, `blur`, `transparent`.
     public static func text(of background: PadBackground) -> String {
         switch background {
@@ -100,5 +90,17 @@ public struct Variant: Sendable, Hashable {
         case .blur: "blur"
         case .transparent: "transparent"
         }
+    }
+}
+
+/// A variant with the cache key it is stored under: negotiated once, where a request arrives, and
+/// carried on together, so the key and what is made under it cannot disagree.
+public struct KeyedVariant: Sendable, Equatable {
+    public let variant: Variant
+    public let key: CacheKey
+
+    public init(_ variant: Variant, url: NormalizedURL) {
+        self.variant = variant
+        key = CacheKey(url: url, variant: variant.cacheVariant)
     }
 }

@@ -57,7 +57,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Argument(help: "Image files (JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF, BMP or JPEG XL).")
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output file (only with a single input). The format follows its extension unless --format is given.")
+    @Option(name: .shortAndLong, help: "Output file (only with a single input), written as named. Its extension picks the format unless --format or a preset does.")
     var output: String?
 
     @Option(name: .customLong("out-dir"), help: "Folder for the thumbnails of a batch, named after each input.")
@@ -66,7 +66,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup(title: "The variant (as the API's query parameters)")
     var variantOptions: VariantOptions
 
-    @Option(help: ArgumentHelp("Output format: jpeg, png, webp, avif or jxl. Default: from -o's extension, else JPEG for opaque thumbnails and PNG (WebP for WebP sources) for transparent ones.", valueName: "FORMAT"))
+    @Option(help: ArgumentHelp("Output format: auto, jpeg, png, webp, avif or jxl. Default: from -o's extension, else auto: JPEG for opaque thumbnails, PNG for transparent ones, as the daemon answers a client whose Accept is */*; --out-dir names each file by its format.", valueName: "FORMAT"))
     var format: String?
 
     @Option(help: ArgumentHelp("A preset from the configuration (presets: in the YAML file): its size, fit, gravity or focus, trim, format and quality, instead of those options.", valueName: "NAME"))
@@ -100,8 +100,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var placeholder = false
 
     func validate() throws {
-        if let format, format.lowercased() != "auto", Variant.Format(rawValue: format.lowercased() == "jpg" ? "jpeg" : format.lowercased()) == nil {
-            throw ValidationError("--format must be jpeg, png, webp, avif or jxl, not \"\(format)\"")
+        if let format, format.lowercased() != "auto", ImageFormat(argument: format) == nil {
+            throw ValidationError("--format must be auto, jpeg, png, webp, avif or jxl, not \"\(format)\"")
         }
         guard (0...10).contains(avifSpeed) else { throw ValidationError("--avif-speed must be between 0 and 10.") }
         guard maxMegapixels > 0 else { throw ValidationError("--max-megapixels must be positive.") }
@@ -113,16 +113,18 @@ struct ThumbnailCommand: AsyncParsableCommand {
             throw ValidationError("-o takes a single input; for \(inputs.count) inputs use --out-dir DIR.")
         default: break
         }
-        if let format = resolvedFormat(for: output, preset: nil), !format.isWritable {
-            throw ValidationError("thumbd reads \(format.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp, .avif or .jxl, or give --format.")
+        if format == nil, let named = output.flatMap(Self.formatNamed(byExtensionOf:)), !named.isWritable {
+            throw ValidationError("thumbd reads \(named.rawValue.uppercased()) but does not write it: name the output .jpg, .png, .webp, .avif or .jxl, or give --format.")
         }
-        if lossless && preset == nil && resolvedFormat(for: output, preset: nil) != .webp {
+        if lossless && preset == nil && (format.flatMap(ImageFormat.init(argument:)) ?? output.flatMap(Self.formatNamed(byExtensionOf:))) != .webp {
             throw ValidationError("--lossless applies to WebP output only; add --format webp.")
         }
         if outDir != nil {
-            let names = inputs.map { outputName(for: $0, presetFormat: nil, alphaBands: false) }
+            // Each file's extension is its thumbnail's format, known once it is made: names are
+            // compared without it.
+            let names = inputs.map(Self.baseName)
             if let clash = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 }) {
-                throw ValidationError("Two inputs would both be written to \(clash.key) in --out-dir; rename one or run them separately.")
+                throw ValidationError("Two inputs would both be written as \(clash.key).* in --out-dir; rename one or run them separately.")
             }
         }
     }
@@ -133,19 +135,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let outDir {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
-        let variant = try await chosenVariant()
-        // Each file's format, as its job will pick it (with --out-dir, from the name made for it).
-        let targets = inputs.map { output ?? outputName(for: $0, presetFormat: variant.format, alphaBands: variant.hasAlphaBands) }
-        if variant.hasAlphaBands, targets.contains(where: { resolvedFormat(for: $0, preset: variant.format) == .jpeg }) {
+        let (variant, trimThreshold) = try await chosenVariant()
+        if variant.format == .jpeg, variant.fit == .pad, variant.background == .transparent {
             throw ValidationError("--background transparent needs a format with alpha: write .png, .webp or .avif, or give --format")
         }
+        let maker = ThumbnailMaker(limits: limits, trimThreshold: trimThreshold,
+                                   encoder: EncoderOptions(avifSpeed: avifSpeed, progressiveJPEG: progressive, losslessWebP: lossless))
         let jobsList = inputs.map { input in
-            let name = outputName(for: input, presetFormat: variant.format, alphaBands: variant.hasAlphaBands)
-            var request = variant.request
-            request.encoding = encoding(for: output ?? name, variant: variant)
-            request.limits = limits
-            return ThumbnailJob(input: input, output: output ?? (outDir! as NSString).appendingPathComponent(name),
-                                request: request, placeholder: placeholder)
+            ThumbnailJob(input: input, destination: output.map { .file($0) } ?? .folder(outDir!, baseName: Self.baseName(input)),
+                         variant: variant, maker: maker, placeholder: placeholder)
         }
         let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)
         var failures = 0
@@ -167,9 +165,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     /// What to make: the options, or the preset's variant, read by the parser the daemon reads
-    /// queries with. The configuration is read only when a preset or --config asks for it; its
-    /// defaults are the embedded ones otherwise, with the command line's own size limit.
-    private func chosenVariant() async throws -> ChosenVariant {
+    /// queries with. Its format: --format, else the preset's, else the one -o's extension names,
+    /// else `auto`, decided as the daemon decides it for a client that takes any image. The
+    /// configuration is read only when a preset or --config asks for it; its defaults are the
+    /// embedded ones otherwise, with the command line's own size limit.
+    private func chosenVariant() async throws -> (Variant, trimThreshold: Int) {
         var defaults = VariantDefaults()
         defaults.maxSize = ThumbnailRequest.sizeRange.upperBound
         var trimThreshold = ThumbnailRequest.defaultTrimThreshold
@@ -181,45 +181,23 @@ struct ThumbnailCommand: AsyncParsableCommand {
             defaults.onlyPresets = false
             trimThreshold = loaded.daemon.pipeline.trimThreshold
         }
-        let variant = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
-        return ChosenVariant(request: variant.request(trimThreshold: trimThreshold), format: variant.imageFormat,
-                             quality: variant.quality, hasAlphaBands: variant.fit == .pad && variant.background == .transparent)
+        let named = format.map { ImageFormat(argument: $0)?.rawValue ?? $0.lowercased() }
+        var variant = try variantOptions.variant(format: named, preset: preset, defaults: defaults)
+        if variant.format == .auto, format == nil, let fromName = output.flatMap(Self.formatNamed(byExtensionOf:)),
+           let chosen = Variant.Format(rawValue: fromName.rawValue) {
+            variant.format = chosen
+        }
+        return (variant, trimThreshold)
     }
 
-    /// The request's geometry, and the format and quality its encoding is picked from.
-    struct ChosenVariant {
-        var request: ThumbnailRequest
-        /// A preset's own format; nil for `auto` and without a preset (then --format, -o's extension, or the source decides).
-        var format: ImageFormat?
-        var quality: Int
-        /// Padded onto transparent bands: refused in JPEG, the one format without alpha.
-        var hasAlphaBands = false
-    }
-
-    private func resolvedFormat(for outputPath: String?, preset: ImageFormat?) -> ImageFormat? {
-        if let format = format.flatMap({ ImageFormat(argument: $0) }) ?? preset { return format }
-        guard let ext = outputPath.map({ ($0 as NSString).pathExtension.lowercased() }) else { return nil }
+    /// The format an output name's extension names (`.jpg` and `.jpeg` alike); nil for none or another.
+    static func formatNamed(byExtensionOf path: String) -> ImageFormat? {
+        let ext = (path as NSString).pathExtension.lowercased()
         return ImageFormat.allCases.first { $0.fileExtension == ext || $0.rawValue == ext }
     }
 
-    private func encoding(for outputPath: String, variant: ChosenVariant) -> EncodeSettings? {
-        let quality = variant.quality
-        return switch resolvedFormat(for: outputPath, preset: variant.format) {
-        case .jpeg: .jpeg(quality: quality, progressive: progressive)
-        case .png: .png
-        case .webp: lossless ? .webpLossless : .webp(quality: quality)
-        case .avif: .avif(quality: quality, speed: avifSpeed)
-        case .jxl: .jxl(quality: quality)
-        case .heic, .gif, .tiff, .bmp, nil: nil  // formats thumbd only reads are refused in validate()
-        }
-    }
-
-    /// With --out-dir: the input's base name with the output format's extension (JPEG when undecided,
-    /// which the job corrects once it knows the image has alpha).
-    /// Transparent bands name the file PNG when nothing else says a format: JPEG would lose them.
-    private func outputName(for input: String, presetFormat: ImageFormat?, alphaBands: Bool) -> String {
-        let base = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-        return base + "." + (format.flatMap { ImageFormat(argument: $0) } ?? presetFormat ?? (alphaBands ? .png : .jpeg)).fileExtension
+    static func baseName(_ input: String) -> String {
+        ((input as NSString).lastPathComponent as NSString).deletingPathExtension
     }
 }
 

@@ -3,13 +3,29 @@ import ImageCore
 import InputFiles
 import ThumbCache
 import ThumbPipeline
+import ThumbVariant
 import Thumbnailer
 
 /// One input file to one thumbnail file, with errors that name the file.
 struct ThumbnailJob: Sendable {
+    enum Destination: Sendable {
+        /// `-o`: the path as given.
+        case file(String)
+        /// `--out-dir`: the input's base name with the extension of the format the thumbnail got.
+        case folder(String, baseName: String)
+
+        func path(for format: ImageFormat) -> String {
+            switch self {
+            case .file(let path): path
+            case .folder(let folder, let baseName): (folder as NSString).appendingPathComponent(baseName + "." + format.fileExtension)
+            }
+        }
+    }
+
     var input: String
-    var output: String
-    var request: ThumbnailRequest
+    var destination: Destination
+    var variant: Variant
+    var maker: ThumbnailMaker
     /// Report the photo's placeholder (a JSON line) instead of the summary line.
     var placeholder = false
 
@@ -24,14 +40,11 @@ struct ThumbnailJob: Sendable {
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try Thumbnailer.make(from: bytes, request)
+            thumbnail = try maker.make(bytes, as: variant)
         } catch {
             return .failure(InputFileFailure(input: input, code: error.code.rawValue, message: error.message))
         }
-        var destination = output
-        if request.encoding == nil, thumbnail.format != .jpeg {
-            destination = (output as NSString).deletingPathExtension + "." + thumbnail.format.fileExtension
-        }
+        let destination = destination.path(for: thumbnail.format)
         do {
             // Atomic: written to a temporary file and renamed, so no reader sees half a thumbnail.
             try Data(thumbnail.bytes).write(to: URL(fileURLWithPath: destination), options: .atomic)

@@ -26,8 +26,8 @@ public struct EntryPointMaker: PrefetchMaker {
         self.query = query
     }
 
-    public func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome {
-        let parameters = query(Self.parameters(url: url, spec: spec))
+    public func make(_ url: String, variant: Variant) async throws -> PrefetchOutcome {
+        let parameters = query(Self.parameters(url: url, variant: variant))
         let target = entry + "/v1/thumbnail?" + parameters
         let answer: FleetHTTP.Answer
         do {
@@ -53,13 +53,13 @@ public struct EntryPointMaker: PrefetchMaker {
     }
 
     /// The thumbnail's path and query as every client of the fleet writes it (unsigned).
-    public static func thumbnailPath(url: String, spec: Variant) -> String {
-        "/v1/thumbnail?" + CanonicalQuery.write(parameters(url: url, spec: spec))
+    public static func thumbnailPath(url: String, variant: Variant) -> String {
+        "/v1/thumbnail?" + CanonicalQuery.write(parameters(url: url, variant: variant))
     }
 
     /// Every variant parameter spelled out, so each node reads the same variant whatever its defaults.
     /// A preset's variant is asked for by its name: a node with `server.only_presets` makes nothing else.
-    public static func parameters(url: String, spec: Variant) -> [(String, String)] {
-        [("url", url)] + spec.parameters.map { ($0.name, $0.value) }
+    public static func parameters(url: String, variant: Variant) -> [(String, String)] {
+        [("url", url)] + variant.parameters.map { ($0.name, $0.value) }
     }
 }

@@ -2,6 +2,7 @@ import ColorManagement
 import Foundation
 import ImageCore
 import ThumbCache
+import ThumbVariant
 import Thumbnailer
 
 /// Limits of the making side. Keys of `pipeline:` and `decode:` in config/thumbd.yaml.
@@ -31,6 +32,12 @@ public struct PipelineSettings: Sendable {
     public var shared: SharedTierSettings?
 
     public init() {}
+
+    /// The thumbnail maker these settings describe.
+    public var maker: ThumbnailMaker {
+        ThumbnailMaker(limits: decodeLimits, trimThreshold: trimThreshold, decodeHeadroom: decodeHeadroom,
+                       encoder: EncoderOptions(avifSpeed: avifSpeed))
+    }
 }
 
 /// Every job slot is taken: try again shortly.

@@ -51,18 +51,18 @@ public final class ThumbnailPipeline: Sendable {
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
     /// one job; a caller whose task is cancelled leaves it, and the last to leave cancels it.
     /// `signed`: the URL as the request gave it, when the key leaves part of it out (`keyed`).
-    public func thumbnail(_ key: CacheKey, spec: Variant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> PipelineResult {
+    public func thumbnail(_ key: CacheKey, variant: Variant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> PipelineResult {
         let stale: CacheHit?
         if let hit = cache.get(key) {
             if !hit.isStale {
                 guard let signed, signed.confirmsHits else { return PipelineResult(hit) }
-                return try await confirmed(PipelineResult(hit), key: key, spec: spec, priority: priority, signed: signed)
+                return try await confirmed(PipelineResult(hit), key: key, variant: variant, priority: priority, signed: signed)
             }
             stale = hit
         } else {
             stale = nil
         }
-        return try await make(key, spec: spec, priority: priority, stale: stale, signed: signed)
+        return try await make(key, variant: variant, priority: priority, stale: stale, signed: signed)
     }
 
     /// What the cache can answer for `key` at once, with no job (the hit path, which answers on the
@@ -72,12 +72,12 @@ public final class ThumbnailPipeline: Sendable {
     }
 
     /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
-    public func make(_ key: CacheKey, spec: Variant, priority: WorkPriority, stale: CacheHit?, signed: SignedURL? = nil) async throws -> PipelineResult {
+    public func make(_ key: CacheKey, variant: Variant, priority: WorkPriority, stale: CacheHit?, signed: SignedURL? = nil) async throws -> PipelineResult {
         let fetch = signed?.url ?? key.url.value
         let result: PipelineResult
         do {
             result = try await jobs.run(key, priority: priority) { [self] job in
-                try await run(job, spec: spec, stale: stale, fetch: fetch, servesStaleOnError: signed?.confirmsHits != true)
+                try await run(job, variant: variant, stale: stale, fetch: fetch, servesStaleOnError: signed?.confirmsHits != true)
             }
         } catch let error as DownloadError where signed != nil {
             throw Self.refusal(error)
@@ -85,12 +85,12 @@ public final class ThumbnailPipeline: Sendable {
         // Another request's job (another signature of the object), or a kept original: this
         // request's own URL has not been shown to the origin yet.
         guard let signed, signed.confirmsHits, result.fetchedFrom != signed.url else { return result }
-        return try await confirmed(result, key: key, spec: spec, priority: priority, signed: signed)
+        return try await confirmed(result, key: key, variant: variant, priority: priority, signed: signed)
     }
 
     // MARK: The work of one job
 
-    private func run(_ job: Job<PipelineResult>, spec: Variant, stale: CacheHit?, fetch url: String,
+    private func run(_ job: Job<PipelineResult>, variant: Variant, stale: CacheHit?, fetch url: String,
                      servesStaleOnError: Bool) async throws -> PipelineResult {
         metrics.jobsInFlight.increment()
         defer { metrics.jobsInFlight.decrement() }
@@ -106,7 +106,7 @@ public final class ThumbnailPipeline: Sendable {
                     result.fetchedFrom = url
                     return result
                 case .fetched(let body):
-                    return try await process(job.key, priority: job.priority, spec: spec, source: body, keepOriginal: true)
+                    return try await process(job.key, priority: job.priority, variant: variant, source: body, keepOriginal: true)
                 }
             } catch let error as DownloadError where servesStaleOnError {
                 // stale-if-error: the origin is down or refuses; what we hold is better than nothing.
@@ -127,12 +127,12 @@ public final class ThumbnailPipeline: Sendable {
         }
         switch try await original(for: job, fetch: url) {
         case .kept(let body):
-            var result = try await process(job.key, priority: job.priority, spec: spec, source: body, keepOriginal: false)
+            var result = try await process(job.key, priority: job.priority, variant: variant, source: body, keepOriginal: false)
             result.fetchedFrom = nil
             return result
         case .downloaded(let shared):
             do {
-                let result = try await process(job.key, priority: job.priority, spec: spec, source: shared.body, keepOriginal: false)
+                let result = try await process(job.key, priority: job.priority, variant: variant, source: shared.body, keepOriginal: false)
                 shared.report(decodable: true)
                 return result
             } catch let error as ImageError {
@@ -185,27 +185,23 @@ public final class ThumbnailPipeline: Sendable {
     /// Makes and stores the thumbnail of `source` (downloaded, or a kept original). The result
     /// carries the origin's validators and the URL its bytes came from. `sharing`: written to the
     /// shared tier too, when there is one.
-    func process(_ key: CacheKey, priority: PriorityCell, spec: Variant, source: OriginBody, keepOriginal: Bool,
+    func process(_ key: CacheKey, priority: PriorityCell, variant: Variant, source: OriginBody, keepOriginal: Bool,
                  sharing: Bool = true) async throws -> PipelineResult {
         try Task.checkCancellation()
-        let request = spec.request(trimThreshold: settings.trimThreshold, limits: settings.decodeLimits,
-                                   decodeHeadroom: settings.decodeHeadroom)
-        let (cache, metrics, keepOriginals, avifSpeed, shared) = (cache, metrics, settings.keepOriginals, settings.avifSpeed, sharing ? shared : nil)
+        let maker = settings.maker
+        let (cache, metrics, keepOriginals, shared) = (cache, metrics, settings.keepOriginals, sharing ? shared : nil)
         return try await pool.run(priority: priority) { () throws -> PipelineResult in
-            let rendered = try Thumbnailer.render(from: source.bytes, request)
-            let start = ContinuousClock.now
-            let encoded = try ByteCap.encode(rendered.pixels, spec.encoding(for: rendered.source, avifSpeed: avifSpeed),
-                                             maxBytes: spec.maxBytes)
-            let (bytes, encoding) = (encoded.bytes, encoded.settings)
-            metrics.decode.recordNanoseconds(rendered.timings.decode.nanoseconds)
+            let thumbnail = try maker.make(source.bytes, as: variant)
+            let bytes = thumbnail.bytes
+            metrics.decode.recordNanoseconds(thumbnail.timings.decode.nanoseconds)
             // Choosing a smart crop's window is part of cropping and resizing.
-            metrics.resize.recordNanoseconds((rendered.timings.resize + rendered.timings.crop).nanoseconds)
-            metrics.placeholder.recordNanoseconds(rendered.timings.placeholder.nanoseconds)
-            metrics.recordColor(rendered.color, took: rendered.timings.color)
-            metrics.encode.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
-            let contentType = encoding.format.mimeType
+            metrics.resize.recordNanoseconds((thumbnail.timings.resize + thumbnail.timings.crop).nanoseconds)
+            metrics.placeholder.recordNanoseconds(thumbnail.timings.placeholder.nanoseconds)
+            metrics.recordColor(thumbnail.color, took: thumbnail.timings.color)
+            metrics.encode.recordNanoseconds(thumbnail.timings.encode.nanoseconds)
+            let contentType = thumbnail.format.mimeType
             // Stored before anyone is answered: a request that arrives after the answer hits the cache.
-            let photo = PhotoSummary(rendered.photo, color: rendered.color)
+            let photo = PhotoSummary(thumbnail.photo, color: thumbnail.color)
             let checksum = cache.set(key, bytes, validators: source.validators, contentType: contentType, photo: photo)
             shared?.write(key, bytes: bytes, contentType: contentType, validators: source.validators, photo: photo)
             if keepOriginal, keepOriginals, let disk = cache.disk {

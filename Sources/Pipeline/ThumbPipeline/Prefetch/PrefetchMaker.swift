@@ -7,7 +7,7 @@ import ThumbCache
 public protocol PrefetchMaker: Sendable {
     /// Makes (or finds) the thumbnail of `url`. Throws `CancellationError` when the job is cancelled,
     /// any other error when the item failed (its code comes from `Prefetcher.code(of:)`).
-    func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome
+    func make(_ url: String, variant: Variant) async throws -> PrefetchOutcome
 }
 
 public enum PrefetchOutcome: Sendable, Equatable {
@@ -41,12 +41,12 @@ public struct PrefetchItemError: Error, Sendable, CustomStringConvertible {
 struct LocalPrefetchMaker: PrefetchMaker {
     let pipeline: ThumbnailPipeline
 
-    func make(_ url: String, spec: Variant) async throws -> PrefetchOutcome {
+    func make(_ url: String, variant: Variant) async throws -> PrefetchOutcome {
         let key: CacheKey
         let signed: SignedURL?
         do {
             let keyed = pipeline.keyed(try NormalizedURL(url))
-            (key, signed) = (CacheKey(url: keyed.key, variant: spec.cacheVariant), keyed.signed)
+            (key, signed) = (CacheKey(url: keyed.key, variant: variant.cacheVariant), keyed.signed)
         } catch {
             throw PrefetchItemError(code: "invalid_url", message: error.message)
         }
@@ -56,7 +56,7 @@ struct LocalPrefetchMaker: PrefetchMaker {
         }
         while true {
             do {
-                let result = try await pipeline.thumbnail(key, spec: spec, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
+                let result = try await pipeline.thumbnail(key, variant: variant, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
                 let placeholder = result.photo.map { Placeholder(key: key, photo: $0) }
                 // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
                 return result.source == .miss ? .made(bytes: result.bytes.count, placeholder: placeholder) : .alreadyCached(placeholder: placeholder)

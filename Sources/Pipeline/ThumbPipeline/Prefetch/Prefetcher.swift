@@ -34,7 +34,7 @@ public final class Prefetcher: Sendable {
 
     /// Starts a job and returns its first report at once. Refused when it holds no URL, too many
     /// URLs, or when `maxActiveJobs` are running.
-    public func submit(_ source: Source, spec: Variant) throws(PrefetchRefused) -> PrefetchStatus {
+    public func submit(_ source: Source, variant: Variant) throws(PrefetchRefused) -> PrefetchStatus {
         var initial: [PrefetchItem] = []
         switch source {
         case .urls(let urls): initial = urls.map(PrefetchItem.url)
@@ -59,7 +59,7 @@ public final class Prefetcher: Sendable {
         }
         let admitted = job.admit(initial)
         job.attach(Task { [self] in
-            await run(job, source: source, first: admitted, spec: spec)
+            await run(job, source: source, first: admitted, variant: variant)
             job.finish()
         })
         return job.status
@@ -105,9 +105,9 @@ public final class Prefetcher: Sendable {
 
     // MARK: Work
 
-    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], spec: Variant) async {
+    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], variant: Variant) async {
         guard case .pageURL(let url, let pages, let includeImages) = source else {
-            await make(first, in: job, spec: spec)
+            await make(first, in: job, variant: variant)
             return
         }
         // Pages are fetched one after another while earlier pages' thumbnails are being made.
@@ -120,7 +120,7 @@ public final class Prefetcher: Sendable {
                     fetched += 1
                     job.record { $0.pagesFetched += 1 }
                     let items = job.admit(page.items(includeImages: includeImages))
-                    group.addTask { await self.make(items, in: job, spec: spec) }
+                    group.addTask { await self.make(items, in: job, variant: variant) }
                     next = page.hasNext ? ProductListPage.nextPageURL(pageURL, after: page.pageNumber ?? fetched) : nil
                 } catch {
                     _ = job.admit([.missing(pageURL)])
@@ -144,7 +144,7 @@ public final class Prefetcher: Sendable {
 
     /// Makes `items` with at most `settings.concurrency` in flight; stops starting new ones as soon
     /// as the job is cancelled.
-    private func make(_ items: [PrefetchItem], in job: PrefetchJob, spec: Variant) async {
+    private func make(_ items: [PrefetchItem], in job: PrefetchJob, variant: Variant) async {
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
             for item in items {
@@ -154,13 +154,13 @@ public final class Prefetcher: Sendable {
                     inFlight -= 1
                     if Task.isCancelled { break }
                 }
-                group.addTask { await self.makeOne(item, in: job, spec: spec) }
+                group.addTask { await self.makeOne(item, in: job, variant: variant) }
                 inFlight += 1
             }
         }
     }
 
-    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, spec: Variant) async {
+    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, variant: Variant) async {
         let url: String
         switch item {
         case .missing(let label):
@@ -170,7 +170,7 @@ public final class Prefetcher: Sendable {
             url = text
         }
         do {
-            let outcome = try await maker.make(url, spec: spec)
+            let outcome = try await maker.make(url, variant: variant)
             job.record { status in
                 switch outcome {
                 case .made(let bytes, _):
@@ -188,7 +188,7 @@ public final class Prefetcher: Sendable {
         } catch is CancellationError {
         } catch {
             let code = Self.code(of: error)
-            let fellBack = settings.fallbackCovers(spec) && FallbackPicture.coveredCodes.contains(code)
+            let fellBack = settings.fallbackCovers(variant) && FallbackPicture.coveredCodes.contains(code)
             job.record { status in
                 status.failed += 1
                 if fellBack { status.fellBack = (status.fellBack ?? 0) + 1 }

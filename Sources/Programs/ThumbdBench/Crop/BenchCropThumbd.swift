@@ -1,9 +1,10 @@
 import CropScenes
 import Foundation
 import ImageCore
+import ThumbVariant
 import Thumbnailer
 
-/// thumbd's own crops, in this process: Thumbnailer.make (decode, crop, resize, JPEG q82) on
+/// thumbd's own crops, in this process: ThumbnailMaker (decode, crop, resize, JPEG q82) on
 /// bytes already read. Centre and smart are interleaved file by file, which goes first alternating
 /// from file to file and round to round (the second sees the file's bytes already in the CPU's
 /// cache): on a shared machine the load changes within a round, and whole-round blocks per gravity
@@ -17,8 +18,9 @@ enum BenchCropThumbd {
     }
 
     static func run(_ files: [[UInt8]], shape: BenchShape, rounds: Int) -> Timing {
+        let maker = ThumbnailMaker()
         let requests = Gravity.allCases.map {
-            ThumbnailRequest(width: shape.width, height: shape.height, fit: .cover, gravity: $0, encoding: .jpeg(quality: 82))
+            Variant(width: shape.width, height: shape.height, fit: .cover, gravity: $0, format: .jpeg, quality: 82)
         }
         var perRound: [Gravity: [Double]] = [:]
         var crops: [Gravity: [SceneRect?]] = [:]
@@ -29,7 +31,7 @@ enum BenchCropThumbd {
             for (number, bytes) in files.enumerated() {
                 for index in (number + round) % 2 == 0 ? Array(requests.indices) : requests.indices.reversed() {
                     var thumbnail: Thumbnail?
-                    elapsed[index] += clock.measure { thumbnail = try? Thumbnailer.make(from: bytes, requests[index]) }
+                    elapsed[index] += clock.measure { thumbnail = try? maker.make(bytes, as: requests[index]) }
                     windows[index].append(thumbnail.map { SceneRect(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) })
                 }
             }

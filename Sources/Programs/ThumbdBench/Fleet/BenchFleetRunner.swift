@@ -170,7 +170,7 @@ struct BenchFleetRunner: BenchHitRunning {
     /// The thumbnail query as thumbd's fleet clients write it, so nginx hashes every request for a
     /// photo the same way.
     static func thumbnailPath(_ url: String, size: Int) -> String {
-        EntryPointMaker.thumbnailPath(url: url, spec: Variant(size: size))
+        EntryPointMaker.thumbnailPath(url: url, variant: Variant(size: size))
     }
 
     // MARK: - Warming

@@ -3,6 +3,7 @@ import ImageCodecs
 import ImageCore
 import InputFiles
 import TestSupport
+import ThumbVariant
 import Thumbnailer
 
 /// One photo's figures for `thumbd-bench formats`.
@@ -69,13 +70,10 @@ struct BenchFormats: Sendable {
         let avif = try matching { .avif(quality: $0, speed: avifSpeed) }
         let jxl = try matching { .jxl(quality: $0) }
 
-        var jpegRequest = request, avifRequest = request, jxlRequest = request
-        jpegRequest.encoding = .jpeg(quality: jpegQuality)
-        avifRequest.encoding = .avif(quality: avif.quality, speed: avifSpeed)
-        jxlRequest.encoding = .jxl(quality: jxl.quality)
-        let makeJPEG = try timed { _ = try Thumbnailer.make(from: bytes, jpegRequest) }
-        let makeAVIF = try timed { _ = try Thumbnailer.make(from: bytes, avifRequest) }
-        let makeJXL = try timed { _ = try Thumbnailer.make(from: bytes, jxlRequest) }
+        let maker = ThumbnailMaker(encoder: EncoderOptions(avifSpeed: avifSpeed))
+        let makeJPEG = try timed { _ = try maker.make(bytes, as: Variant(size: size, format: .jpeg, quality: jpegQuality)) }
+        let makeAVIF = try timed { _ = try maker.make(bytes, as: Variant(size: size, format: .avif, quality: avif.quality)) }
+        let makeJXL = try timed { _ = try maker.make(bytes, as: Variant(size: size, format: .jxl, quality: jxl.quality)) }
 
         var row = BenchFormatRow(file: file.name, encodings: [jpeg, webp, avif, jxl], makeJPEGMs: makeJPEG, makeAVIFMs: makeAVIF,
                                  makeJXLMs: makeJXL)

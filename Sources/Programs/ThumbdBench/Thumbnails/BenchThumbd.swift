@@ -1,6 +1,7 @@
 import ImageCodecs
 import ImageCore
 import InputFiles
+import ThumbVariant
 import Thumbnailer
 
 /// thumbd measured in this process: read the file, decode at the size needed, crop and resize,
@@ -24,12 +25,19 @@ struct BenchThumbd: Sendable {
         var decodedPixelFraction = 1.0
     }
 
-    func request(headroom: Double) -> ThumbnailRequest {
-        ThumbnailRequest(width: shape.width, height: shape.height, fit: .cover, gravity: .center,
-                         encoding: .jpeg(quality: EncodeSettings.defaultQuality), decodeHeadroom: headroom)
+    /// What thumbd is asked to make: a centre cover crop in JPEG at the default quality, as the
+    /// peers are, by the one maker the daemon and the command line use.
+    struct Making: Sendable {
+        var maker: ThumbnailMaker
+        var variant: Variant
     }
 
-    static func makeOne(_ file: BenchFile, _ request: ThumbnailRequest) -> Result<ImageTiming, BenchResults.FileError> {
+    func request(headroom: Double) -> Making {
+        Making(maker: ThumbnailMaker(decodeHeadroom: headroom),
+               variant: Variant(width: shape.width, height: shape.height, fit: .cover, gravity: .center, format: .jpeg))
+    }
+
+    static func makeOne(_ file: BenchFile, _ request: Making) -> Result<ImageTiming, BenchResults.FileError> {
         let start = BenchStats.now()
         let bytes: [UInt8]
         do {
@@ -41,7 +49,7 @@ struct BenchThumbd: Sendable {
         }
         let read = BenchStats.now() - start
         do {
-            let thumbnail = try Thumbnailer.make(from: bytes, request)
+            let thumbnail = try request.maker.make(bytes, as: request.variant)
             var timing = ImageTiming()
             timing.total = BenchStats.now() - start
             timing.read = read
@@ -72,7 +80,7 @@ struct BenchThumbd: Sendable {
     }
 
     /// One sequential pass on this thread (one core). Per-image and per-stage times in file order.
-    func oneCoreRound(_ request: ThumbnailRequest) -> BenchRound {
+    func oneCoreRound(_ request: Making) -> BenchRound {
         BenchStats.shrinkAndResetPeakRSS()
         let (start, cpuStart) = (BenchStats.now(), BenchStats.ownCPUSeconds())
         let timings = files.map { file in (try? Self.makeOne(file, request).get()) ?? ImageTiming() }
@@ -82,7 +90,7 @@ struct BenchThumbd: Sendable {
     }
 
     /// One pass with `workers` images at once (one per core), each on its own task.
-    func allCoresRound(_ request: ThumbnailRequest) async -> BenchRound {
+    func allCoresRound(_ request: Making) async -> BenchRound {
         BenchStats.shrinkAndResetPeakRSS()
         let (start, cpuStart) = (BenchStats.now(), BenchStats.ownCPUSeconds())
         let timings = await Self.concurrentPass(files, request, workers: workers)
@@ -116,7 +124,7 @@ struct BenchThumbd: Sendable {
     }
 
     /// Every file once, `workers` at a time; returns each image's own seconds.
-    private static func concurrentPass(_ files: [BenchFile], _ request: ThumbnailRequest, workers: Int) async -> [Double] {
+    private static func concurrentPass(_ files: [BenchFile], _ request: Making, workers: Int) async -> [Double] {
         await withTaskGroup(of: Double.self) { group in
             var next = 0
             var timings: [Double] = []

@@ -24,7 +24,7 @@ struct PrefetchJobRequest: Sendable {
     var source: Prefetcher.Source
     /// The page file's JSON text, sent as it is to a daemon.
     var pageJSON: Data?
-    var spec: Variant
+    var variant: Variant
     var includeImages: Bool
 
     /// The body of `POST /v1/prefetch`.
@@ -38,7 +38,7 @@ struct PrefetchJobRequest: Sendable {
         }
         // As a query writes them (a preset by name: a daemon with server.only_presets takes nothing
         // else), with JSON's numbers and booleans where a daemon from before shapes expects them.
-        for (name, value) in spec.parameters {
+        for (name, value) in variant.parameters {
             switch name {
             case "trim": object[name] = value == "1"
             case "size", "q", "max_bytes": object[name] = Int(value) ?? value
@@ -134,7 +134,7 @@ final class InProcessBackend: PrefetchBackend {
     }
 
     func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus {
-        do { return try prefetcher.submit(job.source, spec: job.spec) } catch {
+        do { return try prefetcher.submit(job.source, variant: job.variant) } catch {
             throw PrefetchFailure("\(error.code.rawValue): \(error.message)")
         }
     }

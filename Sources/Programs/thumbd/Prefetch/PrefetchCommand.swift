@@ -56,8 +56,8 @@ struct PrefetchCommand: AsyncParsableCommand {
         let settings = loaded.daemon
         var defaults = settings.server.variants
         defaults.onlyPresets = false  // a daemon that takes only presets says so itself
-        let spec = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
-        let job = try makeJob(spec: spec)
+        let variant = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
+        let job = try makeJob(variant: variant)
 
         let backend: any PrefetchBackend
         if !inProcess, let daemon = await DaemonBackend.find(server: settings.server, adminToken: settings.server.adminToken) {
@@ -79,19 +79,19 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeJob(spec: Variant) throws -> PrefetchJobRequest {
+    private func makeJob(variant: Variant) throws -> PrefetchJobRequest {
         if let page {
             guard let data = FileManager.default.contents(atPath: page) else { throw ValidationError("cannot read \(page)") }
             let parsed: ProductListPage
             do { parsed = try JSONDecoder().decode(ProductListPage.self, from: data) } catch {
                 throw ValidationError("\(page) is not a product-list page ({\"pages\":[{\"thumbnail\":…}],…}): \(error)")
             }
-            return PrefetchJobRequest(source: .page(parsed, includeImages: includeImages), pageJSON: data, spec: spec, includeImages: includeImages)
+            return PrefetchJobRequest(source: .page(parsed, includeImages: includeImages), pageJSON: data, variant: variant, includeImages: includeImages)
         }
         if let pageURL {
-            return PrefetchJobRequest(source: .pageURL(pageURL, pages: pages, includeImages: includeImages), spec: spec, includeImages: includeImages)
+            return PrefetchJobRequest(source: .pageURL(pageURL, pages: pages, includeImages: includeImages), variant: variant, includeImages: includeImages)
         }
-        return PrefetchJobRequest(source: .urls(urls), spec: spec, includeImages: includeImages)
+        return PrefetchJobRequest(source: .urls(urls), variant: variant, includeImages: includeImages)
     }
 
     /// Submits, shows progress until the job ends, and cancels it on Ctrl-C.

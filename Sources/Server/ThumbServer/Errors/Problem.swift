@@ -18,6 +18,8 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
     public var image: ImageReference?
     /// The methods the path answers, sent as `Allow` (405 only).
     public var allow: String?
+    /// The request headers the refusal depends on, sent as `Vary` (406 only: `Accept`).
+    public var vary: String?
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String, retryAfter: Int? = nil) {
         type = "urn:thumbd:problem:\(code)"
@@ -35,6 +37,15 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
 
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
+    /// `format=auto` for a client whose Accept takes none of the formats it answers.
+    static var notAcceptable: Problem {
+        var problem = Problem(.notAcceptable, code: "not_acceptable",
+                              detail: "format=auto answers JPEG or PNG (AVIF or WebP to clients that name them); this Accept header takes none of them: "
+                                  + "send one that takes image/jpeg and image/png (or */*), or name a format with format=")
+        problem.vary = "Accept"
+        return problem
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
@@ -43,6 +54,7 @@ public struct Problem: Error, Sendable, Codable, HTTPResponseError {
         if closesConnection { headers[.connection] = "close" }
         if statusCode == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"thumbd admin\"" }
         if let allow { headers[.allow] = allow }
+        if let vary { headers[.vary] = vary }
         let body = (try? Self.encoder.encode(self)) ?? Data("{\"code\":\"\(code)\"}".utf8)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -13,16 +13,18 @@ struct PlaceholderRoute: Sendable {
     func handle(_ request: Request, context: ThumbdRequestContext) async throws -> Response {
         let parsed = try thumbnails.queries.parse(request.uri.query)
         // The variant this client's thumbnail is (AVIF, WebP or JPEG for format=auto), so asking for
-        // both makes one thumbnail.
-        let key = parsed.key(accept: request.headers[.accept])
+        // both makes one thumbnail. The placeholder is the same in every format: a client whose
+        // Accept takes no image format still gets it, from the variant as asked.
+        let target = parsed.target(accept: request.headers[.accept]) ?? parsed.plain
+        let key = target.key
         if !parsed.confirmsHits, let photo = thumbnails.pipeline.cache.freshMetadata(key)?.photo {
             return try respond(Placeholder(key: key, photo: photo), closing: false)
         }
         let placeholder: Placeholder
         let wait = await ClientWait(request, context: context)
         do {
-            let (pipeline, spec, priority, signed) = (thumbnails.pipeline, parsed.spec(for: key), ThumbnailRoute.priority(of: request), parsed.signed)
-            placeholder = try await wait.run { try await pipeline.placeholder(key, spec: spec, priority: priority, signed: signed) }
+            let (pipeline, priority, signed) = (thumbnails.pipeline, ThumbnailRoute.priority(of: request), parsed.signed)
+            placeholder = try await wait.run { try await pipeline.placeholder(key, variant: target.variant, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -22,7 +22,7 @@ struct PrefetchRoutes: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw Problem(.badRequest, code: "invalid_json", detail: "the body must be a JSON object: {\"urls\":[…]}, a product-list page, or {\"page_url\":…}")
         }
-        let spec = try Self.spec(object, settings: settings)
+        let variant = try Self.variant(object, settings: settings)
         let includeImages = object["include_images"] as? Bool ?? false
         let source: Prefetcher.Source
         if let urls = object["urls"] {
@@ -54,7 +54,7 @@ struct PrefetchRoutes: Sendable {
             throw Problem.badParameter("the body needs urls, pages (a product-list page) or page_url")
         }
         let status: PrefetchStatus
-        do { status = try prefetcher.submit(source, spec: spec) } catch {
+        do { status = try prefetcher.submit(source, variant: variant) } catch {
             switch error.code {
             case .tooManyURLs: throw Problem(.contentTooLarge, code: error.code.rawValue, detail: error.message)
             case .tooManyJobs: throw Problem(.tooManyRequests, code: error.code.rawValue, detail: error.message, retryAfter: 5)
@@ -85,7 +85,7 @@ struct PrefetchRoutes: Sendable {
 
     /// The variant, read by the parser `/v1/thumbnail` reads its query with; the body's other
     /// fields (the URLs, a product-list page's own) are not the variant's.
-    static func spec(_ object: [String: Any], settings: ServerSettings) throws -> Variant {
+    static func variant(_ object: [String: Any], settings: ServerSettings) throws -> Variant {
         try settings.variant(VariantFields(object: object.filter { VariantParser.isVariantName($0.key) }))
     }
 }

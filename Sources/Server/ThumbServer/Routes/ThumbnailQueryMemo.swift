@@ -12,33 +12,45 @@ package final class ThumbnailQueryMemo: Sendable {
     /// A class: a hit takes it from the table with one retain, not one per string inside it.
     package final class Parsed: Sendable {
         let query: ThumbnailQuery
-        /// The key for clients whose Accept does not take WebP (or any client, for explicit formats).
-        let plainKey: CacheKey
-        /// `format=auto` for clients that accept AVIF, and for those that accept WebP but not AVIF.
-        let avifKey: CacheKey?
-        let webpKey: CacheKey?
+        /// The variant as asked and its key: every client's for an explicit format, and for
+        /// `format=auto` that of clients taking JPEG and PNG and naming neither AVIF nor WebP.
+        package let plain: KeyedVariant
+        /// `format=auto` as each other kind of client is answered (`Variant.negotiated(accept:)`),
+        /// each with its own key; empty for explicit formats.
+        let negotiated: [Variant.Format: KeyedVariant]
         /// The URL as given, when the keys leave its signature out (`PipelineSettings.unkeyedQuery`).
         let signed: SignedURL?
 
-        init(query: ThumbnailQuery, plainKey: CacheKey, avifKey: CacheKey?, webpKey: CacheKey?, signed: SignedURL? = nil) {
-            (self.query, self.plainKey, self.avifKey, self.webpKey, self.signed) = (query, plainKey, avifKey, webpKey, signed)
+        init(query: ThumbnailQuery, url: NormalizedURL, signed: SignedURL? = nil) {
+            (self.query, self.signed) = (query, signed)
+            plain = KeyedVariant(query.variant, url: url)
+            var negotiated: [Variant.Format: KeyedVariant] = [:]
+            if query.variant.format == .auto {
+                for format in [Variant.Format.avif, .webp, .jpeg, .png] {
+                    var variant = query.variant
+                    variant.format = format
+                    negotiated[format] = KeyedVariant(variant, url: url)
+                }
+            }
+            self.negotiated = negotiated
         }
 
         /// A hit for it is answered only after its origin accepts the URL: never by the fast path.
         var confirmsHits: Bool { signed?.confirmsHits == true }
 
-        var variesByAccept: Bool { webpKey != nil }
+        var variesByAccept: Bool { !negotiated.isEmpty }
 
-        package func key(accept: String?) -> CacheKey {
-            guard let webpKey, let avifKey, let accept else { return plainKey }
-            // The cheap test first: most requests of a hot thumbnail come from one kind of browser.
-            if accept.contains("avif"), Variant.accepts("image/avif", accept) { return avifKey }
-            if accept.contains("webp"), Variant.accepts("image/webp", accept) { return webpKey }
-            return plainKey
-        }
-
-        package func spec(for key: CacheKey) -> Variant {
-            query.variant.negotiated(accept: key == avifKey ? "image/avif" : key == webpKey ? "image/webp" : nil)
+        /// What a client with this Accept header is answered, and under which key; nil when it
+        /// takes no format the variant can be written in (406).
+        package func target(accept: String?) -> KeyedVariant? {
+            guard variesByAccept, let accept else { return plain }
+            // The cheap tests first: most requests of a hot thumbnail come from one kind of browser,
+            // and a header without parameters that has a wildcard takes JPEG and PNG alike.
+            if accept.contains("avif"), Variant.accepts("image/avif", accept) { return negotiated[.avif] }
+            if accept.contains("webp"), Variant.accepts("image/webp", accept) { return negotiated[.webp] }
+            if !accept.contains(";"), accept.contains("*/*") || accept.contains("image/*") { return plain }
+            guard let chosen = query.variant.negotiated(accept: accept) else { return nil }
+            return negotiated[chosen.format] ?? plain
         }
     }
 
@@ -67,11 +79,7 @@ package final class ThumbnailQueryMemo: Sendable {
         if let known = table.withLock({ $0[raw] }) { return (known, true) }
         let query = try ThumbnailQuery(QueryParameters(rawQuery), settings: settings, signer: signer)
         let (url, signed) = keyed(query.url)
-        let negotiated = { (type: String) in
-            query.variant.format == .auto ? CacheKey(url: url, variant: query.variant.negotiated(accept: type).cacheVariant) : nil
-        }
-        let parsed = Parsed(query: query, plainKey: CacheKey(url: url, variant: query.variant.cacheVariant),
-                            avifKey: negotiated("image/avif"), webpKey: negotiated("image/webp"), signed: signed)
+        let parsed = Parsed(query: query, url: url, signed: signed)
         return (parsed, false)
     }
 

@@ -32,17 +32,18 @@ struct ThumbnailRoute: Sendable {
 
     func handle(_ request: Request, context: ThumbdRequestContext) async throws -> Response {
         let parsed = try queries.parse(request.uri.query)
-        let key = parsed.key(accept: request.headers[.accept])
+        guard let target = parsed.target(accept: request.headers[.accept]) else { throw Problem.notAcceptable }
+        let key = target.key
         // A client that goes away cancels this wait (and the job, if no one else waits for it).
         let wait = await ClientWait(request, context: context)
         let result: PipelineResult
         do {
-            let (pipeline, spec, priority, signed) = (pipeline, parsed.spec(for: key), Self.priority(of: request), parsed.signed)
-            result = try await wait.run { try await pipeline.thumbnail(key, spec: spec, priority: priority, signed: signed) }
+            let (pipeline, priority, signed) = (pipeline, Self.priority(of: request), parsed.signed)
+            result = try await wait.run { try await pipeline.thumbnail(key, variant: target.variant, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            if let answer = try await fallback(for: error, key: key, spec: parsed.spec(for: key), variesByAccept: parsed.variesByAccept,
+            if let answer = try await fallback(for: error, target: target, variesByAccept: parsed.variesByAccept,
                                                priority: Self.priority(of: request), wait: wait) {
                 return answer
             }
@@ -61,12 +62,12 @@ struct ThumbnailRoute: Sendable {
     /// The fallback picture in the asked variant, when one is configured and `error` means the photo
     /// cannot be had (`FallbackPicture.standsIn`); nil keeps the problem document. Its status is
     /// `server.fallback_status`, its max-age short, and `X-Thumbd-Error` names why.
-    private func fallback(for error: any Error, key: CacheKey, spec: Variant, variesByAccept: Bool, priority: WorkPriority,
+    private func fallback(for error: any Error, target: KeyedVariant, variesByAccept: Bool, priority: WorkPriority,
                           wait: ClientWait) async throws -> Response? {
-        guard let picture = settings.fallback.picture(forPreset: spec.preset), let code = FallbackPicture.standsIn(for: error) else { return nil }
+        guard let picture = settings.fallback.picture(forPreset: target.variant.preset), let code = FallbackPicture.standsIn(for: error) else { return nil }
         let pipeline = pipeline
         let made: PipelineResult
-        do { made = try await wait.run { try await pipeline.fallback(picture, for: key, spec: spec, priority: priority) } } catch is CancellationError {
+        do { made = try await wait.run { try await pipeline.fallback(picture, for: target.key, variant: target.variant, priority: priority) } } catch is CancellationError {
             throw CancellationError()
         } catch {
             return nil  // the picture could not be made in this variant: the photo's problem is the answer
@@ -102,8 +103,7 @@ struct ThumbnailRoute: Sendable {
 
     private func freshHit(_ parsed: ThumbnailQueryMemo.Parsed, accept: String?, ifNoneMatch: String?, version: HTTPVersion,
                           keepAlive: Bool) -> FastHit? {
-        guard !parsed.confirmsHits else { return nil }
-        let key = parsed.key(accept: accept)
+        guard !parsed.confirmsHits, let key = parsed.target(accept: accept)?.key else { return nil }
         let (second, date) = HTTPDate.current
         let hit: CacheHit
         switch pipeline.servable(key, readingUpTo: Self.sentUnreadFrom - 1) {
