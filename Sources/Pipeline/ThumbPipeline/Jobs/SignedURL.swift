@@ -22,7 +22,7 @@ extension ThumbnailPipeline {
         return (key, SignedURL(url: url.value, confirmsHits: settings.confirmUnkeyedHits))
     }
 
-    func confirmed(_ result: PipelineResult, key: CacheKey, variant: Variant, priority: WorkPriority, signed: SignedURL) async throws -> PipelineResult {
+    func confirmed(_ result: PipelineResult, _ target: KeyedVariant, priority: WorkPriority, signed: SignedURL) async throws -> PipelineResult {
         metrics.confirmations.increment()
         let cell = PriorityCell(priority)
         let validators = result.validators.isEmpty ? nil : result.validators
@@ -35,7 +35,7 @@ extension ThumbnailPipeline {
                 return confirmed
             case .fetched(let body):
                 metrics.confirmationsChanged.increment()
-                return try await process(key, priority: cell, variant: variant, source: body, keepOriginal: true)
+                return try await process(target.key, priority: cell, variant: target.variant, source: body, keepOriginal: true)
             }
         } catch let error as DownloadError {
             metrics.confirmationsRefused.increment()

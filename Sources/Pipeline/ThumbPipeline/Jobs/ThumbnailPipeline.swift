@@ -47,22 +47,22 @@ public final class ThumbnailPipeline: Sendable {
     /// Jobs under way now.
     public var jobsInFlight: Int { jobs.count }
 
-    /// The thumbnail for `key`: from the cache when fresh, otherwise made (or revalidated, when
+    /// The thumbnail `target` names, under its key: from the cache when fresh, otherwise made (or revalidated, when
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
     /// one job; a caller whose task is cancelled leaves it, and the last to leave cancels it.
     /// `signed`: the URL as the request gave it, when the key leaves part of it out (`keyed`).
-    public func thumbnail(_ key: CacheKey, variant: Variant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> PipelineResult {
+    public func thumbnail(_ target: KeyedVariant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> PipelineResult {
         let stale: CacheHit?
-        if let hit = cache.get(key) {
+        if let hit = cache.get(target.key) {
             if !hit.isStale {
                 guard let signed, signed.confirmsHits else { return PipelineResult(hit) }
-                return try await confirmed(PipelineResult(hit), key: key, variant: variant, priority: priority, signed: signed)
+                return try await confirmed(PipelineResult(hit), target, priority: priority, signed: signed)
             }
             stale = hit
         } else {
             stale = nil
         }
-        return try await make(key, variant: variant, priority: priority, stale: stale, signed: signed)
+        return try await make(target, priority: priority, stale: stale, signed: signed)
     }
 
     /// What the cache can answer for `key` at once, with no job (the hit path, which answers on the
@@ -71,13 +71,13 @@ public final class ThumbnailPipeline: Sendable {
         cache.servable(key, readingUpTo: readingUpTo)
     }
 
-    /// Joins or starts the job for `key` (the caller has already missed the cache, or found `stale`).
-    public func make(_ key: CacheKey, variant: Variant, priority: WorkPriority, stale: CacheHit?, signed: SignedURL? = nil) async throws -> PipelineResult {
-        let fetch = signed?.url ?? key.url.value
+    /// Joins or starts the job for `target`'s key (the caller has already missed the cache, or found `stale`).
+    public func make(_ target: KeyedVariant, priority: WorkPriority, stale: CacheHit?, signed: SignedURL? = nil) async throws -> PipelineResult {
+        let fetch = signed?.url ?? target.key.url.value
         let result: PipelineResult
         do {
-            result = try await jobs.run(key, priority: priority) { [self] job in
-                try await run(job, variant: variant, stale: stale, fetch: fetch, servesStaleOnError: signed?.confirmsHits != true)
+            result = try await jobs.run(target.key, priority: priority) { [self] job in
+                try await run(job, variant: target.variant, stale: stale, fetch: fetch, servesStaleOnError: signed?.confirmsHits != true)
             }
         } catch let error as DownloadError where signed != nil {
             throw Self.refusal(error)
@@ -85,7 +85,7 @@ public final class ThumbnailPipeline: Sendable {
         // Another request's job (another signature of the object), or a kept original: this
         // request's own URL has not been shown to the origin yet.
         guard let signed, signed.confirmsHits, result.fetchedFrom != signed.url else { return result }
-        return try await confirmed(result, key: key, variant: variant, priority: priority, signed: signed)
+        return try await confirmed(result, target, priority: priority, signed: signed)
     }
 
     // MARK: The work of one job

@@ -37,12 +37,13 @@ public struct Placeholder: Sendable, Codable, Equatable {
 }
 
 extension ThumbnailPipeline {
-    /// The placeholder of the photo at `url`: from the cached thumbnail `variant` names when it has
+    /// The placeholder of the photo at `url`: from the cached thumbnail `target` names when it has
     /// one, otherwise made with it (the same coalesced job as `thumbnail`). A thumbnail cached
     /// before thumbd kept photo summaries is made again.
-    public func placeholder(_ key: CacheKey, variant: Variant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> Placeholder {
-        var result = try await thumbnail(key, variant: variant, priority: priority, signed: signed)
-        if result.photo == nil { result = try await make(key, variant: variant, priority: priority, stale: nil, signed: signed) }
+    public func placeholder(_ target: KeyedVariant, priority: WorkPriority, signed: SignedURL? = nil) async throws -> Placeholder {
+        let key = target.key
+        var result = try await thumbnail(target, priority: priority, signed: signed)
+        if result.photo == nil { result = try await make(target, priority: priority, stale: nil, signed: signed) }
         guard let photo = result.photo else {
             // Only a thumbnail made by another thumbd sharing nothing with this one could get here.
             throw PlaceholderUnavailable(url: key.url.shown)

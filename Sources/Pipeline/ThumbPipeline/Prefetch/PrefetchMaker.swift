@@ -42,21 +42,22 @@ struct LocalPrefetchMaker: PrefetchMaker {
     let pipeline: ThumbnailPipeline
 
     func make(_ url: String, variant: Variant) async throws -> PrefetchOutcome {
-        let key: CacheKey
+        let target: KeyedVariant
         let signed: SignedURL?
         do {
             let keyed = pipeline.keyed(try NormalizedURL(url))
-            (key, signed) = (CacheKey(url: keyed.key, variant: variant.cacheVariant), keyed.signed)
+            (target, signed) = (KeyedVariant(variant, url: keyed.key), keyed.signed)
         } catch {
             throw PrefetchItemError(code: "invalid_url", message: error.message)
         }
         // A prefetch answers no one, so a cached copy needs no check of a signed URL.
+        let key = target.key
         if let fresh = pipeline.cache.freshMetadata(key) {
             return .alreadyCached(placeholder: fresh.photo.map { Placeholder(key: key, photo: $0) })
         }
         while true {
             do {
-                let result = try await pipeline.thumbnail(key, variant: variant, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
+                let result = try await pipeline.thumbnail(target, priority: .prefetch, signed: signed.map { SignedURL(url: $0.url, confirmsHits: false) })
                 let placeholder = result.photo.map { Placeholder(key: key, photo: $0) }
                 // A stale copy the origin confirmed (304), or one made meanwhile, was not made by this job.
                 return result.source == .miss ? .made(bytes: result.bytes.count, placeholder: placeholder) : .alreadyCached(placeholder: placeholder)

@@ -24,7 +24,7 @@ struct PlaceholderRoute: Sendable {
         let wait = await ClientWait(request, context: context)
         do {
             let (pipeline, priority, signed) = (thumbnails.pipeline, ThumbnailRoute.priority(of: request), parsed.signed)
-            placeholder = try await wait.run { try await pipeline.placeholder(key, variant: target.variant, priority: priority, signed: signed) }
+            placeholder = try await wait.run { try await pipeline.placeholder(target, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -39,7 +39,7 @@ struct ThumbnailRoute: Sendable {
         let result: PipelineResult
         do {
             let (pipeline, priority, signed) = (pipeline, Self.priority(of: request), parsed.signed)
-            result = try await wait.run { try await pipeline.thumbnail(key, variant: target.variant, priority: priority, signed: signed) }
+            result = try await wait.run { try await pipeline.thumbnail(target, priority: priority, signed: signed) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -67,7 +67,7 @@ struct ThumbnailRoute: Sendable {
         guard let picture = settings.fallback.picture(forPreset: target.variant.preset), let code = FallbackPicture.standsIn(for: error) else { return nil }
         let pipeline = pipeline
         let made: PipelineResult
-        do { made = try await wait.run { try await pipeline.fallback(picture, for: target.key, variant: target.variant, priority: priority) } } catch is CancellationError {
+        do { made = try await wait.run { try await pipeline.fallback(picture, for: target, priority: priority) } } catch is CancellationError {
             throw CancellationError()
         } catch {
             return nil  // the picture could not be made in this variant: the photo's problem is the answer
