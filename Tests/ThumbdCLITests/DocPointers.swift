@@ -39,6 +39,8 @@ enum DocPointers {
         for folder in scannedFolders {
             let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)
             while let relative = enumerator?.nextObject() as? String {
+                // A tool's hidden folder (.swiftpm, a local .build) is nobody's prose.
+                if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
                 let path = "\(folder)/\(relative)"
                 var isDirectory: ObjCBool = false
                 FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory)
