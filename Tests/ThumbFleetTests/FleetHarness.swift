@@ -13,8 +13,8 @@ import ThumbServer
 import ThumbVariant
 
 /// Three `thumbd serve` processes, each with its own cache directory, behind nginx running the
-/// shipped config/nginx/thumbd.conf, and a loopback origin: the fleet an operator builds from the
-/// README, on 127.0.0.1. Nodes can be killed, stopped and started again on their old directories
+/// shipped config/nginx/thumbd.conf, and a loopback origin: the fleet an operator builds from
+/// docs/operations.md, "Setting it up", on 127.0.0.1. Nodes can be killed, stopped and started again on their old directories
 /// or on empty ones, and spare nodes added (nginx reloaded).
 final class FleetHarness: Sendable {
     static let adminToken = "fleet-test-token"

@@ -6,7 +6,7 @@ import Testing
 import TestOrigin
 import TestSupport
 
-/// The README's fleet recipe, run for real: three `thumbd serve` processes behind nginx with the
+/// The fleet recipe of docs/operations.md, "A fleet behind nginx", run for real: three `thumbd serve` processes behind nginx with the
 /// shipped config/nginx/thumbd.conf, a loopback origin, and nodes killed and restarted under load.
 @Suite("A fleet of three nodes behind nginx", .serialized,
        .enabled(if: FleetHarness.nginxExecutable != nil, Comment(rawValue: FleetHarness.nginxMissing)))
@@ -112,8 +112,8 @@ struct FleetTests {
                 #expect(status == 0, "node \(node) exits 0 after draining: \(fleet.nodeLog(node))")
                 try fleet.start(node)
                 try await fleet.waitReady(node)
-                // As the README's rolling restart says: the next node stops only once nginx has
-                // taken this one back (fail_timeout after it went away).
+                // As docs/operations.md, "Restarting and upgrading", says: the next node stops only once
+                // nginx has taken this one back (fail_timeout after it went away).
                 try await Task.sleep(for: FleetNginxConfig.shippedFailTimeout() + .milliseconds(500))
             }
             stop.store(true, ordering: .relaxed)
@@ -222,7 +222,7 @@ struct FleetTests {
             #expect(try await fleet.get(path, headers: avif).header("x-edge-cache") == "HIT")
             let jpegAgain = try await fleet.get(path)
             #expect(jpegAgain.header("content-type") == "image/jpeg" && jpegAgain.header("x-edge-cache") == "HIT")
-            // The cost the README names: an eviction empties the node, not the edge.
+            // The cost docs/operations.md, "The edge cache (optional)", names: an eviction empties the node, not the edge.
             let evicted = try await fleet.get("/v1/cache/entries?" + URLSignerQuery.url(url), method: .DELETE,
                                               headers: [("Authorization", "Bearer \(FleetHarness.adminToken)")])
             #expect(evicted.status == 200)

@@ -91,72 +91,8 @@ struct DocsExamplesTests {
         #expect(DocsExamples.foreignHosts(text).isEmpty)
         #expect(DocsExamples.foreignHosts(DocsExamples.substitute("curl https://upload.wikimedia.org/x.jpg", places)) == ["upload.wikimedia.org"])
     }
-
-    /// Every relative link in the pages points at a file that exists, and a `#fragment` at one of
-    /// that page's headings.
-    @Test(arguments: try DocsExamples.pages())
-    func linksOfPageResolve(_ page: String) throws {
-        let text = try DocsExamples.text(of: page)
-        let folder = URL(fileURLWithPath: page).deletingLastPathComponent().relativePath
-        for link in DocLinks.links(in: text) where !link.target.contains("://") && !link.target.hasPrefix("mailto:") {
-            let parts = link.target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let path = parts[0]
-            let relative = path.isEmpty ? page : (folder == "." ? path : "\(folder)/\(path)")
-            let file = TestPaths.packageRoot.appendingPathComponent(relative).standardizedFileURL
-            guard FileManager.default.fileExists(atPath: file.path) else {
-                Issue.record("\(page):\(link.line): the link to \(link.target) points at no file")
-                continue
-            }
-            if parts.count == 2, file.pathExtension == "md" {
-                let anchors = DocLinks.anchors(in: try String(contentsOf: file, encoding: .utf8))
-                #expect(anchors.contains(parts[1]), "\(page):\(link.line): \(link.target) has no heading #\(parts[1])")
-            }
-        }
-    }
 }
 
 extension DocBlock {
     var isSkipped: Bool { if case .skip = mode { true } else { false } }
-}
-
-/// Markdown links and GitHub's heading anchors.
-enum DocLinks {
-    struct Link { var line: Int; var target: String }
-
-    /// `[text](target)` and `![alt](target)` outside fenced blocks and code spans.
-    static func links(in text: String) -> [Link] {
-        let pattern = try! NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
-        var links: [Link] = []
-        var inFence = false
-        for (index, line) in text.components(separatedBy: "\n").enumerated() {
-            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inFence.toggle(); continue }
-            if inFence { continue }
-            let plain = line.replacingOccurrences(of: #"`[^`]*`"#, with: "", options: .regularExpression)
-            for match in pattern.matches(in: plain, range: NSRange(plain.startIndex..., in: plain)) {
-                if let range = Range(match.range(at: 1), in: plain) { links.append(Link(line: index + 1, target: String(plain[range]))) }
-            }
-        }
-        return links
-    }
-
-    /// Headings as GitHub makes anchors of them: lower case, spaces to `-`, other punctuation
-    /// (but `-` and `_`) dropped; a repeated heading gets `-1`, `-2`.
-    static func anchors(in text: String) -> Set<String> {
-        var seen: [String: Int] = [:]
-        var anchors = Set<String>()
-        var inFence = false
-        for line in text.components(separatedBy: "\n") {
-            if line.hasPrefix("```") { inFence.toggle(); continue }
-            guard !inFence, line.hasPrefix("#") else { continue }
-            let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
-            let slug = String(title.lowercased().compactMap { c -> Character? in
-                if c == " " { return "-" }
-                return c.isLetter || c.isNumber || c == "-" || c == "_" ? c : nil
-            })
-            let count = seen[slug, default: 0]
-            seen[slug] = count + 1
-            anchors.insert(count == 0 ? slug : "\(slug)-\(count)")
-        }
-        return anchors
-    }
 }

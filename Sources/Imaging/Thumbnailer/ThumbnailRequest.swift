@@ -36,7 +36,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var limits: DecodeLimits
     /// How many times the thumbnail's size the decoder must deliver at least, before the Lanczos
     /// filter does the rest. At 1 the decoder's own box-like scaling does most of the reduction and
-    /// fine detail aliases; see README "Decode at the size you need" for the measurement behind the default.
+    /// fine detail aliases; docs/formats-and-colour.md "How a thumbnail is made" has the measurement behind the default.
     public var decodeHeadroom: Double
 
     public static let sizeRange = 1...4096

@@ -16,7 +16,7 @@ struct BenchFleetNode {
     var server: BenchServer
 
     /// bench serve's daemon settings with the access log back at its default: a fleet node runs as
-    /// operators run it. THUMBD_FLEET_ENTRY is the fleet's nginx, as the README's fleet sets it.
+    /// operators run it. THUMBD_FLEET_ENTRY is the fleet's nginx, as docs/operations.md "Setting it up" sets it.
     static func environment(port: Int, cacheDirectory: String, fleetEntry: String, extra: [String: String]) -> [String: String] {
         BenchDaemon.environment(port: port, cacheDirectory: cacheDirectory, accessLog: true,
                                 extra: extra.merging(["THUMBD_FLEET_ENTRY": fleetEntry]) { $1 })
