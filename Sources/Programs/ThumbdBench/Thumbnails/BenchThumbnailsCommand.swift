@@ -21,7 +21,7 @@ struct BenchThumbnailsCommand: AsyncParsableCommand {
 
             SPEED (read + decode + crop/resize + JPEG q82 encode, all files)
             - thumbd in-process, 1 worker: a sequential loop in this process,
-              reading each file and running Thumbnailer.make. Nothing is written.
+              reading each file and running ThumbnailMaker (the daemon's maker). Nothing is written.
             - thumbd in-process, N workers: the same, one job per core at once.
             - thumbd thumbnail (child process): the real CLI over the batch in one
               process, on the same footing as vipsthumbnail (start-up and file
