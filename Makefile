@@ -33,7 +33,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
+.PHONY: run test test-clock build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
 # thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
 # (full RELRO), as `make package` ships it, so `make run` and the package share one build.
@@ -66,15 +66,23 @@ CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTes
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)
 FLEET_TESTS := ThumbFleetTests
 
-test: deps browser-deps fleet-deps reference-deps contract-deps s3-deps
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
-	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
-	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
-	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
-	$(MAKE) --no-print-directory package-test
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
-	$(MAKE) --no-print-directory contract
+# Each step prints how long it took (Scripts/timed-step.sh); the last prints them all.
+TIMED := Scripts/timed-step.sh
+
+test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps
+	@$(TIMED) --installed
+	$(TIMED) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(TIMED) cpu-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
+	$(TIMED) network-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
+	$(TIMED) heavy-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
+	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
+	$(TIMED) package-test $(MAKE) --no-print-directory package-test
+	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
+	$(TIMED) contract $(MAKE) --no-print-directory contract
+	@$(TIMED) --report
+
+test-clock:
+	@$(TIMED) --start
 
 deps:
 	$(call apt-install,$(BUILD_PACKAGES),(the system libraries thumbd builds on),exit 1)
@@ -235,7 +243,8 @@ tsan-cache: deps
 # picks some). Seeds come from TestImages/ and $(CORPORA) at run time; the grown corpora, logs and
 # crash artifacts go to FUZZ_WORK, outside the repository. Exit status 1 when a target crashed.
 FUZZ_SECONDS ?= 600
-# `make test` (and so CI) runs every target briefly, so a crash seen once stays found: 10 targets x 20 s
+# `make test` (and so CI) runs every target briefly, so a crash seen once stays found: 15 targets x 20 s,
+# one per core at a time, each required to reach 50 executions a second (FUZZ_MIN_EXECS_PER_SECOND),
 # after the fuzz build (about 6 minutes from scratch on 2 cores). On a fresh machine the corpora start from the seeds.
 TEST_FUZZ_SECONDS ?= 20
 TEST_FUZZ_WORK ?= /tmp/thumbd-fuzz-test

@@ -10,7 +10,8 @@
 # (`thumbd-fuzz --seeds`), files of TestImages/, the third-party corpora in CORPORA when present,
 # and the target's regression inputs in TestImages/fuzz-regressions/TARGET/. Everything the fuzzer
 # writes (the corpus it grows, logs, crash artifacts) goes to FUZZ_WORK, outside the repository.
-# Exit status: 0 when no target crashed, 1 when one did, 2 for a usage or setup error.
+# Exit status: 0 when every target ran clean and fast enough, 1 when one crashed or ran under its floor
+# of executions (FUZZ_MIN_EXECS_PER_SECOND), 2 for a usage or setup error.
 set -u
 
 cd "$(dirname "$0")/.."
@@ -128,12 +129,23 @@ dictionary() {
     fi
 }
 
-echo "thumbd fuzzing: $FUZZ_SECONDS s per target; work folder $RUN (corpora kept in $FUZZ_WORK/corpus)"
+# Targets run FUZZ_JOBS at a time (one per core by default): each is one single-threaded process.
+# A target that ran fewer than FUZZ_MIN_EXECS_PER_SECOND executions a second on average fails too:
+# a harness that hangs, exits early or crawls would otherwise pass by finding nothing.
+FUZZ_JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+FUZZ_MIN_EXECS_PER_SECOND=${FUZZ_MIN_EXECS_PER_SECOND:-50}
+case "$FUZZ_JOBS$FUZZ_MIN_EXECS_PER_SECOND" in *[!0-9]*) echo "run-fuzz: FUZZ_JOBS and FUZZ_MIN_EXECS_PER_SECOND must be whole numbers" >&2; exit 2 ;; esac
+floor=$((FUZZ_SECONDS * FUZZ_MIN_EXECS_PER_SECOND))
+
+echo "thumbd fuzzing: $FUZZ_SECONDS s per target, $FUZZ_JOBS at a time, at least $floor executions each; work folder $RUN (corpora kept in $FUZZ_WORK/corpus)"
 [ -d "$CORPORA" ] || echo "note: $CORPORA is absent: seeds come from TestImages/ and thumbd-fuzz --seeds only"
 summary="$RUN/summary.tsv"
-printf 'target\tseconds\texecs\tcov\tft\tcorpus\tseeds\tresult\n' > "$summary"
-failed=0
-for target in $targets; do
+mkdir -p "$RUN/rows"
+
+# One target: its seeds, its run, one summary row in $RUN/rows, and its report printed in one piece
+# (targets run side by side, so lines are not interleaved).
+run_target() {
+    local target=$1 row max_len dict sources seeds corpus artifacts log seed_count start status seconds execs last cov ft corp crashes result report
     row=$(echo "$TABLE" | awk -v t="$target" '$1 == t')
     max_len=$(echo "$row" | awk '{ print $2 }')
     dict=$(dictionary "$(echo "$row" | awk '{ print $3 }')")
@@ -144,11 +156,11 @@ for target in $targets; do
     log="$RUN/$target.log"
     mkdir -p "$corpus" "$artifacts"
     if ! seed "$target" "$max_len" "$sources" "$seeds"; then
+        printf '%s	0	?	?	?	?	0	%s\n' "$target" "SETUP: could not make seeds" > "$RUN/rows/$target.tsv"
         echo "run-fuzz: could not make seeds for $target" >&2
-        exit 2
+        return
     fi
     seed_count=$(find "$seeds" -type f | wc -l)
-    echo "== $target: $FUZZ_SECONDS s, -max_len=$max_len, $seed_count seeds, dictionary $(basename "$dict")"
     start=$(date +%s)
     # shellcheck disable=SC2086
     "$FUZZ_BIN" "$target" -max_total_time="$FUZZ_SECONDS" -max_len="$max_len" -rss_limit_mb="$FUZZ_RSS_MB" \
@@ -166,18 +178,46 @@ for target in $targets; do
     corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\/[0-9A-Za-z]*\).*/\1/p')
     crashes=$(cd "$artifacts" && ls 2>/dev/null | tr '\n' ' ')
     if [ -n "$crashes" ] || [ "$status" -ne 0 ]; then
-        failed=1
         result="CRASH ($status): ${crashes:-no artifact, see $log}"
+    elif [ "${execs:-0}" -lt "$floor" ] 2>/dev/null || [ -z "$execs" ]; then
+        result="TOO FEW: ${execs:-no} executions, under the floor of $floor (see $log)"
     else
         result="ok"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$seconds" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
-        "$seed_count" "$result" >> "$summary"
-    echo "   $seconds s, ${execs:-?} executions, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}: $result"
+        "$seed_count" "$result" > "$RUN/rows/$target.tsv"
+    report="== $target: -max_len=$max_len, $seed_count seeds, dictionary $(basename "$dict")
+   $seconds s, ${execs:-?} executions, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}: $result"
     if [ -n "$crashes" ]; then
-        for file in $crashes; do echo "   artifact: $artifacts/$file"; done
-        grep -m1 -E 'ERROR: (AddressSanitizer|libFuzzer)|Fatal error|fuzz check failed' "$log" | sed 's/^/   /'
-        echo "   reproduce: $FUZZ_BIN $target $artifacts/<artifact>    (log: $log)"
+        for file in $crashes; do report="$report
+   artifact: $artifacts/$file"; done
+        report="$report
+$(grep -m1 -E 'ERROR: (AddressSanitizer|libFuzzer)|Fatal error|fuzz check failed' "$log" | sed 's/^/   /')
+   reproduce: $FUZZ_BIN $target $artifacts/<artifact>    (log: $log)"
+    fi
+    echo "$report"
+}
+
+running=0
+for target in $targets; do
+    if [ "$running" -ge "$FUZZ_JOBS" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    run_target "$target" &
+    running=$((running + 1))
+done
+wait
+
+printf 'target\tseconds\texecs\tcov\tft\tcorpus\tseeds\tresult\n' > "$summary"
+failed=0
+for target in $targets; do
+    if [ -f "$RUN/rows/$target.tsv" ]; then
+        cat "$RUN/rows/$target.tsv" >> "$summary"
+        cut -f8 "$RUN/rows/$target.tsv" | grep -qx ok || failed=1
+    else
+        printf '%s\t?\t?\t?\t?\t?\t?\t%s\n' "$target" "NO RESULT" >> "$summary"
+        failed=1
     fi
 done
 
