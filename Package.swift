@@ -281,7 +281,7 @@ let package = Package(
         .testTarget(name: "ColorManagementTests", dependencies: ["TestSupport", "ColorManagement", "ImageCodecs", "ImageCore", "ImageQuality",
                                                                 "ChildProcess", "CLCMS2", "Thumbnailer"],
                     exclude: ["Scripts"]),
-        .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF"]),
+        .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF", "TestSupport"]),
         // HEIC files are made in the tests with libheif's heif-enc (libheif-examples), and with
         // libheif's encoder API where heif-enc 1.15 has no option (irot/imir, an ICC profile).
         .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "CHEIF"]),

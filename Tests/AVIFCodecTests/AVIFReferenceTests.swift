@@ -1,9 +1,10 @@
 @testable import AVIFCodec
 import ImageCore
 import Testing
+import TestSupport
 
 /// Pillow, with its own libavif (1.x) and AV1 codecs, as the independent reader and writer.
-@Suite("AVIF against Pillow", .enabled(if: PillowAVIF.python != nil, Comment(rawValue: PillowAVIF.missing)))
+@Suite("AVIF against Pillow", .requires(PillowAVIF.python != nil, Comment(rawValue: PillowAVIF.missing)))
 struct AVIFReferenceTests {
     static func decode(_ data: [UInt8]) throws -> DecodedImage {
         try AVIFCodec.decode(data, limits: DecodeLimits(), scale: .fullSize)

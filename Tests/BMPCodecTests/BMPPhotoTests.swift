@@ -7,8 +7,7 @@ import TestSupport
 
 /// Real photographs (third-party, never committed) written by Pillow as 24-bit and 8-bit (adaptive
 /// palette) BMP in a temporary folder at test time, decoded by BMPCodec and by Pillow: identical, SSIM 1.
-@Suite("BMP real photos", .enabled(if: BMPTestFiles.photos != nil && Pillow.available,
-                                   Comment(rawValue: BMPTestFiles.photos == nil ? BMPTestFiles.photosMissing : Pillow.missing)))
+@Suite("BMP real photos", .requires(BMPTestFiles.photos != nil && Pillow.available, Comment(rawValue: BMPTestFiles.photos == nil ? BMPTestFiles.photosMissing : Pillow.missing)))
 struct BMPPhotoTests {
     @Test("photos as 24-bit and 8-bit palette BMP decode as Pillow decodes them")
     func photosMatchPillow() throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// Every committed BMP decoded by BMPCodec and by Pillow (`Image.open(f).convert('RGBA')`): equal
 /// pixel for pixel, except where Pillow is known to differ from browsers; those files are checked
 /// against expected pixels worked out by hand, or Pillow's decode of an equivalent file.
-@Suite("BMP against Pillow", .enabled(if: Pillow.available, Comment(rawValue: Pillow.missing)))
+@Suite("BMP against Pillow", .requires(Pillow.available, Comment(rawValue: Pillow.missing)))
 struct BMPReferenceTests {
     static let references: [String: Result<PixelBuffer, Pillow.Failure>] = {
         let urls = BMPTestFiles.all.map(BMPTestFiles.url)

@@ -48,7 +48,7 @@ struct ColorConversionTests {
         return (try TestPaths.bytes(URL(fileURLWithPath: tagged)), try ImageCodecs.decode(referenceFile).pixels, referenceFile)
     }
 
-    @Test(.enabled(if: pillowReady, "python3 with Pillow (ImageCms) is not installed: the colour reference tests are SKIPPED"),
+    @Test(.requires(pillowReady, "python3 with Pillow (ImageCms) is not installed: the colour reference tests cannot run"),
           arguments: cases)
     func taggedImagesComeOutAsPillowConvertsThem(_ testCase: Case) throws {
         if testCase.name.contains("ROMM") || testCase.name.contains("CMYK") {

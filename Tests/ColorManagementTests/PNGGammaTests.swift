@@ -23,7 +23,7 @@ struct PNGGammaTests {
         linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
     }
 
-    @Test(.enabled(if: !files.isEmpty, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test(.requires(!files.isEmpty, Comment(rawValue: TestPaths.corporaMissing)))
     func gammaFilesAreCorrectedToSRGB() throws {
         let folder = try #require(TestPaths.corpus("pngsuite"))
         for name in Self.files {

@@ -8,8 +8,7 @@ import TestSupport
 /// Real photographs (third-party, never committed) written by Pillow as a GIF with an adaptive
 /// palette and as a 2-frame animation, in a temporary folder at test time; decoded by GIFCodec and
 /// by Pillow (its first frame): identical, SSIM 1.
-@Suite("GIF real photos", .enabled(if: GIFTestFiles.photos != nil && Pillow.available,
-                                   Comment(rawValue: GIFTestFiles.photos == nil ? GIFTestFiles.photosMissing : Pillow.missing)))
+@Suite("GIF real photos", .requires(GIFTestFiles.photos != nil && Pillow.available, Comment(rawValue: GIFTestFiles.photos == nil ? GIFTestFiles.photosMissing : Pillow.missing)))
 struct GIFPhotoTests {
     @Test("photos as GIF (adaptive palette, interlaced as Pillow writes them) and 2-frame GIF decode as Pillow's first frame")
     func photosMatchPillow() throws {

@@ -9,7 +9,7 @@ import TestSupport
 ///
 /// Transparent pixels are compared by their alpha alone: GIFCodec leaves them transparent black,
 /// Pillow keeps the colour table entry of the transparent index under alpha 0; both are invisible.
-@Suite("GIF against Pillow", .enabled(if: Pillow.available, Comment(rawValue: Pillow.missing)))
+@Suite("GIF against Pillow", .requires(Pillow.available, Comment(rawValue: Pillow.missing)))
 struct GIFReferenceTests {
     static let references: [String: Result<PixelBuffer, Pillow.Failure>] = {
         let urls = GIFTestFiles.all.map(GIFTestFiles.url)

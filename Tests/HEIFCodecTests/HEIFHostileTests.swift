@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Broken HEIC: every refusal has a stable code; nothing crashes, nothing is decoded from partial data.
-@Suite("HEIC hostile input", .enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite("HEIC hostile input", .requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEIFHostileTests {
     static let photo = try! HEIFEnc.encode(PhonePhoto.synthetic(width: 64, height: 48, seed: 11))
     static let grid = try! HEIFEnc.encode(PhonePhoto.synthetic(width: 63, height: 31, seed: 12))

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Limits are checked from the header, and from the grid descriptor libheif would allocate, before
 /// any HEVC data is decoded.
-@Suite("HEIC limits", .enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite("HEIC limits", .requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEIFLimitsTests {
     static let photo = try! HEIFEnc.encode(PhonePhoto.synthetic(width: 64, height: 48, seed: 7))
     /// 63x31: heif-enc writes a 1x1 grid whose descriptor (in idat) crops the 64x32 tile.

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The JPEG conformance corpus against Pillow's decode (signatures in TestImages/jpeg-reference.tsv).
-@Suite(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+@Suite(.requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
 struct JPEGConformanceTests {
     struct Reference: CustomTestStringConvertible, Sendable {
         var file: String, width: Int, height: Int, signature: [Int]

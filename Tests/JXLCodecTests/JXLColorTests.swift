@@ -7,7 +7,7 @@ import Testing
 
 /// What the codec says of the colours always describes the samples it returns (libjxl's data
 /// target), and equals the ICC profile djxl writes for its own decode of the same samples.
-@Suite("JPEG XL colour", .enabled(if: Tools.available, Comment(rawValue: Tools.missing ?? "")))
+@Suite("JPEG XL colour")
 struct JXLColorTests {
     @Test("untagged (sRGB) files, grey ones too, say .sRGB", arguments: [
         "lossy_rgb_48x32.jxl", "lossless_rgb_48x32.jxl", "lossless_rgba_32x24.jxl", "lossy_grey_32x24.jxl",
@@ -22,7 +22,7 @@ struct JXLColorTests {
     /// Display P3 as a structured encoding: lossless samples are P3's, and so are lossy ones (libjxl
     /// renders XYB into the file's own space). Reported as the ICC profile libjxl makes for P3,
     /// which is what djxl writes beside its PNG.
-    @Test("Display P3 files give libjxl's P3 profile, the one djxl reports for its pixels", arguments: ["p3_lossless_48x32.jxl", "p3_lossy_48x32.jxl"])
+    @Test("Display P3 files give libjxl's P3 profile, the one djxl reports for its pixels", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")), arguments: ["p3_lossless_48x32.jxl", "p3_lossy_48x32.jxl"])
     func displayP3(_ name: String) throws {
         let data = try JXLFiles.bytes(name)
         let color = try JXLCodec.embeddedColor(in: data)
@@ -50,7 +50,7 @@ struct JXLColorTests {
     /// Lossless: the samples are in it, and the profile comes back byte for byte as stored (djxl's
     /// --orig_icc_out would say the same). Lossy (XYB): libjxl has no CMS to render into it and
     /// would render linear sRGB; thumbd asks for sRGB and says so.
-    @Test("a stored ICC profile comes back as stored for lossless; a lossy one is rendered to sRGB and said to be")
+    @Test("a stored ICC profile comes back as stored for lossless; a lossy one is rendered to sRGB and said to be", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")))
     func storedProfile() throws {
         let lossless = try JXLFiles.bytes("icc_lossless_48x32.jxl")
         guard case .iccProfile(let profile) = try JXLCodec.embeddedColor(in: lossless) else {
@@ -72,7 +72,7 @@ struct JXLColorTests {
         #expect(Compare.maxDifference(djxlDefault.pixels, decoded.pixels) > 10, "libjxl's default would have been linear")
     }
 
-    @Test("a linear-light lossy file is rendered with sRGB's curve (8-bit linear loses the shadows)")
+    @Test("a linear-light lossy file is rendered with sRGB's curve (8-bit linear loses the shadows)", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")))
     func linearLossy() throws {
         let data = try JXLFiles.bytes("linear_lossy_48x32.jxl")
         #expect(try JXLCodec.embeddedColor(in: data) == .sRGB)

@@ -6,7 +6,7 @@ import TestSupport
 @testable import JXLCodec
 
 /// thumbd's JPEG XL output read back by djxl (the reference decoder) and compared with its source.
-@Suite("JPEG XL encoding", .enabled(if: Tools.available, Comment(rawValue: Tools.missing ?? "")))
+@Suite("JPEG XL encoding")
 struct JXLEncodeTests {
     /// A photo-like synthetic picture: smooth light, a few soft discs, fine texture and a little noise.
     static func scene(width: Int, height: Int, seed: UInt64, alpha: Bool = false) -> PixelBuffer {
@@ -49,7 +49,7 @@ struct JXLEncodeTests {
     /// cjxl is the mapping's source: at the same quality it must code the same frame as thumbd's
     /// distance (cjxl's default effort 7, the same pixels from a PNG). cjxl's image header carries a
     /// few more metadata bits; the frame after it is the same, so the decoded pixels are identical.
-    @Test("cjxl -q Q codes the same frame as thumbd's distance for Q", arguments: [20, 50, 82, 95])
+    @Test("cjxl -q Q codes the same frame as thumbd's distance for Q", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")), arguments: [20, 50, 82, 95])
     func matchesCjxl(_ quality: Int) throws {
         let source = Self.scene(width: 96, height: 64, seed: 8)
         let folder = try JXLFiles.scratch()
@@ -65,7 +65,7 @@ struct JXLEncodeTests {
         #expect(a == b, "quality \(quality)")
     }
 
-    @Test("a synthetic picture at quality 82: a bare codestream djxl reads, SSIM >= 0.97 against the source")
+    @Test("a synthetic picture at quality 82: a bare codestream djxl reads, SSIM >= 0.97 against the source", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")))
     func syntheticRoundTrip() throws {
         let source = Self.scene(width: 300, height: 400, seed: 3)
         let data = try JXLCodec.encode(source, quality: 82, effort: 7)
@@ -87,7 +87,7 @@ struct JXLEncodeTests {
         #expect(low.count < data.count / 2 && lowSSIM < ssim, "q20: \(low.count) bytes, SSIM \(lowSSIM)")
     }
 
-    @Test("alpha is written only when some pixel is not opaque")
+    @Test("alpha is written only when some pixel is not opaque", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")))
     func alpha() throws {
         let transparent = Self.scene(width: 64, height: 48, seed: 5, alpha: true)
         let withAlpha = try JXLCodec.encode(transparent, quality: 90, effort: 5)
@@ -127,8 +127,8 @@ struct JXLEncodeTests {
     /// 0.015 of what Pillow's JPEG reaches at the same quality (thumbd's qualities mean "as faithful
     /// as a JPEG at q"). Measured on 25 photos' 300x400 thumbnails, the distance whose SSIM matches
     /// JPEG q82 has a median of 1.88; cjxl's mapping gives 1.72, a little more faithful.
-    @Test("photo thumbnails at quality 82 read back with djxl at SSIM >= 0.97 (or JPEG q82's, less 0.015)",
-          .enabled(if: JXLFiles.photos != nil, Comment(rawValue: JXLFiles.photosMissing)))
+    @Test("photo thumbnails at quality 82 read back with djxl at SSIM >= 0.97 (or JPEG q82's, less 0.015)", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")),
+          .requires(JXLFiles.photos != nil, Comment(rawValue: JXLFiles.photosMissing)))
     func photoRoundTrip() throws {
         var passedOutright = 0
         for photo in JXLPhotoTests.photos {
@@ -148,7 +148,7 @@ struct JXLEncodeTests {
 
     /// Effort against time, size and fidelity, for the report (and the default): a 300x400
     /// thumbnail (a real photo when there is one) at quality 82, median of 3 encodes each.
-    @Test("efforts 3, 5 and 7 at quality 82 on a 300x400 thumbnail: time, size, SSIM")
+    @Test("efforts 3, 5 and 7 at quality 82 on a 300x400 thumbnail: time, size, SSIM", .requires(Tools.available, Comment(rawValue: Tools.missing ?? "")))
     func effortTable() throws {
         let source: PixelBuffer
         let label: String

@@ -6,8 +6,7 @@ import Testing
 /// Real photos (../shared/corpora/photos, third-party, never copied into the repo) made into JPEG XL
 /// by cjxl at test time, in a temporary folder: its default lossy coding, and the lossless
 /// recompression of the JPEG itself. Decoded by thumbd and by djxl.
-@Suite("JPEG XL real photos", .enabled(if: Tools.available && JXLFiles.photos != nil,
-                                       Comment(rawValue: Tools.missing ?? JXLFiles.photosMissing)))
+@Suite("JPEG XL real photos", .requires(Tools.available && JXLFiles.photos != nil, Comment(rawValue: Tools.missing ?? JXLFiles.photosMissing)))
 struct JXLPhotoTests {
     /// Three of the smaller photos (1.5 to 2.3 MP: cjxl's default effort takes seconds a megapixel
     /// on this machine), 4:2:0, 4:2:2 and 4:4:4; any three when these are gone.

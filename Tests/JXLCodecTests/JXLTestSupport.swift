@@ -38,7 +38,7 @@ enum JXLFiles {
         return names.contains { $0.lowercased().hasSuffix(".jpg") } ? url : nil
     }()
 
-    static let photosMissing = "no photos in ../shared/corpora/photos: the real-photo JPEG XL tests are SKIPPED"
+    static let photosMissing = "no photos in ../shared/corpora/photos: the real-photo JPEG XL tests cannot run"
 
     /// The first `count` JPEGs of the photo folder, by name.
     static func photoFiles(_ count: Int) -> [URL] {
@@ -68,7 +68,7 @@ enum Tools {
     }
 
     static let available = path("djxl") != nil && path("cjxl") != nil && path("python3") != nil
-    static let missing = available ? nil : "djxl, cjxl (libjxl-tools) or python3 is missing: the JPEG XL tests that need them are SKIPPED"
+    static let missing = available ? nil : "djxl, cjxl (libjxl-tools) or python3 is missing: the JPEG XL tests that need them cannot run"
 
     /// Runs `program` and waits; stdout is returned, stderr kept for the error.
     @discardableResult

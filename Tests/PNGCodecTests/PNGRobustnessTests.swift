@@ -22,13 +22,13 @@ struct PNGRobustnessTests {
     static let acceptedRefusals: Set<ImageError.Code> = [.corruptImage, .truncatedImage, .pixelLimitExceeded]
 
     @Test("the broken corpus lists its PNG files",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func corpusIsThere() {
         #expect(Self.brokenPNGs.count == 254)
     }
 
     @Test("every PNG in the broken corpus decodes or is refused with an ImageError, on both paths",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
           arguments: brokenPNGs)
     func brokenFile(_ file: BrokenFile) throws {
         let data = try TestPaths.bytes(try #require(TestPaths.corpus("broken/\(file.path)")))
@@ -56,7 +56,7 @@ struct PNGRobustnessTests {
     }
 
     @Test("65536 x 65536 is refused by the pixel limit, before any pixel memory",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func uint32Limit() throws {
         let data = try TestPaths.bytes(try #require(TestPaths.corpus("broken/sharp/65536-uint32-limit.png")))
         let info = try PNGCodec.readInfo(data, limits: DecodeLimits(maxPixels: .max))
@@ -79,7 +79,7 @@ struct PNGRobustnessTests {
     }
 
     @Test("Pillow's zTXt decompression bomb decodes without inflating its text",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func pillowBomb() throws {
         let data = try TestPaths.bytes(try #require(TestPaths.corpus("broken/pillow/png_decompression_dos.png")))
         var stats = PNGCodec.DecodeStats()

@@ -51,7 +51,7 @@ enum PNGSuite {
 @Suite("PngSuite")
 struct PNGSuiteTests {
     @Test("the reference table covers exactly the valid PngSuite files",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func referenceCoversSuite() {
         #expect(PNGSuite.validFiles.count == 162)
         #expect(PNGSuite.corruptFiles.count == 14)
@@ -60,7 +60,7 @@ struct PNGSuiteTests {
     }
 
     @Test("every valid PngSuite file decodes to the reference RGBA8 bytes",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
           arguments: PNGSuite.validFiles)
     func decodesToReference(_ name: String) throws {
         if let reason = PNGSuite.exclusions[name] {
@@ -90,7 +90,7 @@ struct PNGSuiteTests {
     }
 
     @Test("every x*.png is refused with an ImageError",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"),
           arguments: PNGSuite.corruptFiles)
     func corruptFilesAreRefused(_ name: String) throws {
         let data = try PNGSuite.bytes(name)
@@ -107,7 +107,7 @@ struct PNGSuiteTests {
     }
 
     @Test("libpng's refusals read as sentences",
-          .enabled(if: TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
+          .requires(TestPaths.corpora != nil, "\(TestPaths.corporaMissing)"))
     func messages() throws {
         func message(_ name: String) throws -> String {
             let data = try PNGSuite.bytes(name)

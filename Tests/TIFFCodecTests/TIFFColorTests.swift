@@ -37,7 +37,7 @@ struct TIFFColorTests {
     /// Ghostscript's CMYK profile (a system file, not committed) embedded at test time in cmyk8.tif's
     /// pixels: thumbd's conversion through it must look like Pillow's through Little CMS.
     @Test("CMYK with a profile is converted through that profile",
-          .enabled(if: PillowDecode.available && TIFFTestFiles.systemCMYKProfile != nil, "needs Pillow and Ghostscript's CMYK ICC profile"))
+          .requires(PillowDecode.available && TIFFTestFiles.systemCMYKProfile != nil, "needs Pillow and Ghostscript's CMYK ICC profile"))
     func cmykWithProfile() throws {
         let profilePath = try #require(TIFFTestFiles.systemCMYKProfile)
         let folder = try TIFFTestFiles.temporaryFolder()

@@ -7,7 +7,7 @@ import TIFFCodec
 struct TIFFOrientationTests {
     static let stored = Result { try PillowDecode.decode(TIFFTestFiles.url("orientation-1.tif")) }
 
-    @Test("the tag is reported and the pixels come back as stored", .enabled(if: PillowDecode.available, "needs Pillow"), arguments: Orientation.allCases)
+    @Test("the tag is reported and the pixels come back as stored", .requires(PillowDecode.available, "needs Pillow"), arguments: Orientation.allCases)
     func storedPixels(_ orientation: Orientation) throws {
         let data = try TIFFTestFiles.bytes("orientation-\(orientation.rawValue).tif")
         let info = try TIFFCodec.readInfo(data, limits: DecodeLimits())
@@ -21,7 +21,7 @@ struct TIFFOrientationTests {
     /// Pillow turns libtiff-decoded pages upright by the tag (its EXIF transpositions): thumbd's
     /// stored pixels turned by the reported orientation must give the same picture, so the
     /// numbering is EXIF's and the orientation is applied once.
-    @Test("the stored pixels turned by the reported orientation are Pillow's upright page", .enabled(if: PillowDecode.available, "needs Pillow"),
+    @Test("the stored pixels turned by the reported orientation are Pillow's upright page", .requires(PillowDecode.available, "needs Pillow"),
           arguments: Orientation.allCases)
     func uprightAsPillow(_ orientation: Orientation) throws {
         let file = TIFFTestFiles.url("orientation-\(orientation.rawValue).tif")

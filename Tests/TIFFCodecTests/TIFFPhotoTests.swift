@@ -9,7 +9,7 @@ import TIFFCodec
 /// Deflate, CMYK LZW with Ghostscript's profile when the system has it), decoded by thumbd and by
 /// Pillow. Nothing of the photos is committed.
 @Suite("TIFF photos", .serialized,
-       .enabled(if: PillowDecode.available && TIFFTestFiles.photos != nil, "../shared/corpora/photos is absent (or Pillow is): photo tests skipped"))
+       .requires(PillowDecode.available && TIFFTestFiles.photos != nil, "../shared/corpora/photos is absent (or Pillow is): photo tests skipped"))
 struct TIFFPhotoTests {
     static let photoNames = ["jxl_flower_q85_420.jpg", "lomiri_Picture_1A_by_freespace.jpg", "mate_Blinds.jpg"]
 

@@ -6,7 +6,7 @@ import TIFFCodec
 
 /// Every committed file decoded by thumbd and by Pillow (its own libtiff build, and its own
 /// unpackers for uncompressed strips), compared pixel for pixel.
-@Suite("TIFF decodes against Pillow", .enabled(if: PillowDecode.available, "python3 with Pillow is needed for the reference decodes"))
+@Suite("TIFF decodes against Pillow", .requires(PillowDecode.available, "python3 with Pillow is needed for the reference decodes"))
 struct TIFFReferenceTests {
     enum Match: Sendable {
         /// Lossless and 8-bit: the two decoders must agree on every byte.

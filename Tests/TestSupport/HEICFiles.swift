@@ -11,12 +11,12 @@ public enum HEIFEnc {
     /// (x265 is built into Debian 12's libheif1; other builds load it as a plugin).
     public static let missing: String? = {
         guard ChildProcess.isInstalled("heif-enc") else {
-            return "heif-enc is not installed (apt-get install libheif-examples, or make reference-deps): HEIC tests SKIPPED"
+            return "heif-enc is not installed (apt-get install libheif-examples, or make reference-deps): HEIC tests cannot run"
         }
         guard let list = try? ChildProcess.run("heif-enc", ["--list-encoders"], timeoutSeconds: 30),
               let heic = list.stdoutText.range(of: "HEIC encoders:"),
               list.stdoutText[heic.upperBound...].drop(while: \.isNewline).hasPrefix("- ") else {
-            return "heif-enc has no HEVC encoder (install libheif-plugin-x265 where libheif loads codecs as plugins): HEIC tests SKIPPED"
+            return "heif-enc has no HEVC encoder (install libheif-plugin-x265 where libheif loads codecs as plugins): HEIC tests cannot run"
         }
         return nil
     }()

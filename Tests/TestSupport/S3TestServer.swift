@@ -14,7 +14,7 @@ public final class S3TestServer: Sendable {
     public static let botocoreReady = FileManager.default.isExecutableFile(atPath: python)
         && ((try? ChildProcess.run(python, ["-c", "import botocore"], timeoutSeconds: 60))?.status == 0)
     public static let ready = botocoreReady && FileManager.default.isExecutableFile(atPath: weed)
-    public static let missing = "SeaweedFS or botocore is not installed in .build/s3-venv (make s3-deps): the S3 tests are SKIPPED"
+    public static let missing = "SeaweedFS or botocore is not installed in .build/s3-venv (make s3-deps): the S3 tests cannot run"
 
     public static let accessKey = "thumbdtestkey"
     public static let secretKey = "thumbdtestsecret0123456789"

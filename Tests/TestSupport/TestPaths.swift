@@ -32,7 +32,7 @@ public enum TestPaths {
             ? candidate : nil
     }()
 
-    /// A message for `.enabled(if:)` traits and skips, so a missing corpus is loud, not silent.
+    /// A message for `.requires` traits, so a missing corpus is loud, not silent.
     public static let corporaMissing = "../shared/corpora is absent (set THUMBD_CORPORA): corpus tests skipped"
 
     public static func corpus(_ relative: String) -> URL? {

@@ -38,7 +38,7 @@ final class FleetHarness: Sendable {
 
     /// nginx, or why the fleet tests cannot run here.
     static let nginxExecutable: String? = BackgroundProcess.which("nginx")
-    static let nginxMissing = "nginx is not installed (make test installs it): the fleet tests are SKIPPED"
+    static let nginxMissing = "nginx is not installed (make test installs it): the fleet tests cannot run"
 
     init(origin: TestOrigin, nodeCount: Int = 3, spareNodes: Int = 0, edgeCache: Bool = false,
          extraEnvironment: [String: String] = [:]) async throws {

@@ -9,7 +9,7 @@ import TestSupport
 /// The fleet recipe of docs/operations.md, "A fleet behind nginx", run for real: three `thumbd serve` processes behind nginx with the
 /// shipped config/nginx/thumbd.conf, a loopback origin, and nodes killed and restarted under load.
 @Suite("A fleet of three nodes behind nginx", .serialized,
-       .enabled(if: FleetHarness.nginxExecutable != nil, Comment(rawValue: FleetHarness.nginxMissing)))
+       .requires(FleetHarness.nginxExecutable != nil, Comment(rawValue: FleetHarness.nginxMissing)))
 struct FleetTests {
     /// `count` photo URLs on the origin (the same small JPEG under distinct paths).
     static func photos(_ count: Int, origin: TestOrigin, prefix: String = "p") -> [String] {

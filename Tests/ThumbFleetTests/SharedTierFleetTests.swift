@@ -9,8 +9,8 @@ import TestSupport
 /// The fleet with one shared result tier (cache.shared on a real SeaweedFS on loopback): a node
 /// that dies is replaced by an empty one, a node is added, and the fleet downloads no original again.
 @Suite("A fleet with a shared tier", .serialized,
-       .enabled(if: FleetHarness.nginxExecutable != nil, Comment(rawValue: FleetHarness.nginxMissing)),
-       .enabled(if: S3TestServer.ready, Comment(rawValue: S3TestServer.missing)))
+       .requires(FleetHarness.nginxExecutable != nil, Comment(rawValue: FleetHarness.nginxMissing)),
+       .requires(S3TestServer.ready, Comment(rawValue: S3TestServer.missing)))
 struct SharedTierFleetTests {
     static let bucket = "fleet-tier"
 

@@ -30,8 +30,8 @@ struct CoalescingTests {
         let daemon = try await TestDaemon.start { $0.download.totalTimeout = .seconds(120) }
         let path = daemon.thumbnailPath(origin.url("/slow.jpg"))
         let client = Task { try await daemon.get(path) }
+        // Once the origin has the request, the daemon is waiting on the download.
         #expect(await origin.waitForRequests("/slow.jpg", count: 1, timeout: .seconds(20)))
-        try await Task.sleep(for: .milliseconds(100))
         client.cancel()
         #expect(await origin.waitForEarlyClose("/slow.jpg", timeout: .seconds(10)), "the origin should see its connection closed")
         #expect(daemon.daemon.pipeline.jobsInFlight == 0)
@@ -48,7 +48,7 @@ struct CoalescingTests {
         let leaving = Task { try await daemon.get(path) }
         let staying = Task { try await daemon.get(path) }
         #expect(await origin.waitForRequests("/shared.jpg", count: 1, timeout: .seconds(20)))
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilJoined(daemon, waiters: 1)
         leaving.cancel()
         let reply = try await staying.value
         #expect(reply.status == 200)
@@ -116,7 +116,7 @@ struct CoalescingTests {
         let leaving = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=64")) }
         let staying = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=128")) }
         #expect(await origin.waitForRequests("/kept.jpg", count: 1, timeout: .seconds(20)))
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilSharing(daemon, downloads: 1)
         leaving.cancel()
         let reply = try await staying.value
         #expect(reply.status == 200)
@@ -127,7 +127,7 @@ struct CoalescingTests {
         let first = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=64")) }
         let second = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=128")) }
         #expect(await origin.waitForRequests("/dropped.jpg", count: 1, timeout: .seconds(20)))
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilSharing(daemon, downloads: 2)
         first.cancel()
         second.cancel()
         #expect(await origin.waitForEarlyClose("/dropped.jpg", timeout: .seconds(20)), "nobody waits: the download closes")
@@ -135,5 +135,20 @@ struct CoalescingTests {
         #expect(daemon.daemon.pipeline.jobsInFlight == 0)
         try await daemon.stop()
         try await origin.shutdown()
+    }
+
+    /// Until `waiters` requests have joined a thumbnail job another request started: the state the
+    /// cancellation below needs, waited for instead of a time.
+    static func waitUntilJoined(_ daemon: TestDaemon, waiters: Double) async throws {
+        let name = "thumbd_coalesced_waiters_total"
+        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(5)) { ($0[name] ?? 0) >= waiters }
+        #expect((metrics[name] ?? 0) >= waiters, "\(name) is \(metrics[name] ?? 0)")
+    }
+
+    /// Until `downloads` jobs have joined the download of an original another size started.
+    static func waitUntilSharing(_ daemon: TestDaemon, downloads: Double) async throws {
+        let name = "thumbd_shared_downloads_total"
+        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(5)) { ($0[name] ?? 0) >= downloads }
+        #expect((metrics[name] ?? 0) >= downloads, "\(name) is \(metrics[name] ?? 0)")
     }
 }

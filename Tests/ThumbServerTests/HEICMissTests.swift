@@ -6,7 +6,7 @@ import TestSupport
 
 /// The daemon's miss path with an origin that serves `image/heic` (an iPhone photo as uploaded):
 /// thumbnails come back as JPEG, WebP or AVIF by `format` and `Accept`, never as HEIC.
-@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite(.requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEICMissTests {
     @Test func heicFromTheOrigin() async throws {
         let heic = try HEIFEnc.encode(PhonePhoto.synthetic(width: 320, height: 240, seed: 3))

@@ -18,7 +18,7 @@ struct HeadlessChromium: Sendable {
     }()
 
     static let missing = "headless Chromium is not installed (apt-get install chromium, or set THUMBD_CHROMIUM): "
-        + "the inspector's browser test is SKIPPED"
+        + "the inspector's browser test cannot run"
 
     init?() {
         guard let program = Self.program else { return nil }

@@ -15,7 +15,7 @@ import ThumbPipeline
     static let token = "browser-test-token"
 
     @Test("/ui renders the cache: entries, totals and charts; hostile URLs stay text; read-only without the token",
-          .enabled(if: HeadlessChromium.program != nil, Comment(rawValue: HeadlessChromium.missing)))
+          .requires(HeadlessChromium.program != nil, Comment(rawValue: HeadlessChromium.missing)))
     func rendersTheCache() async throws {
         let browser = try #require(HeadlessChromium())
         defer { browser.cleanUp() }

@@ -11,7 +11,7 @@ import TestSupport
     static let methods: [HTTPMethod] = [.GET, .HEAD, .POST, .PUT, .DELETE, .PATCH, .OPTIONS, .TRACE]
 
     @Test("every documented path answers 405 with Allow to the methods it lacks, and HEAD wherever it has GET",
-          .enabled(if: Python.has("yaml"), Python.missing("yaml")))
+          .requires(Python.has("yaml"), Python.missing("yaml")))
     func methodsEachPathLacks() async throws {
         let daemon = try await TestDaemon.start(memoryOnly: true)
         let served = try await daemon.get("/openapi.yaml")

@@ -16,7 +16,7 @@ import TestSupport
     static let operationKeys: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
     @Test("every route the daemon registers is documented, and every documented operation is a route",
-          .enabled(if: Python.has("yaml"), Python.missing("yaml")))
+          .requires(Python.has("yaml"), Python.missing("yaml")))
     func pathsAreTheRoutes() async throws {
         let paths = try Self.paths()
         var documented: Set<String> = []
@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test("the routes that refuse unknown query parameters document exactly the ones they accept",
-          .enabled(if: Python.has("yaml"), Python.missing("yaml")))
+          .requires(Python.has("yaml"), Python.missing("yaml")))
     func refusingRoutesDocumentTheirParameters() throws {
         let document = try #require(try Python.json(ofYAML: Self.document) as? [String: Any])
         let shared = ((document["components"] as? [String: Any])?["parameters"] as? [String: Any]) ?? [:]
@@ -55,7 +55,7 @@ import TestSupport
     }
 
     @Test("openapi.yaml is a valid OpenAPI 3.1 document (openapi-spec-validator)",
-          .enabled(if: Python.has("openapi_spec_validator") && Python.has("yaml"), Python.missing("openapi_spec_validator")))
+          .requires(Python.has("openapi_spec_validator") && Python.has("yaml"), Python.missing("openapi_spec_validator")))
     func documentIsValid() throws {
         let document = try #require(try Python.json(ofYAML: Self.document) as? [String: Any])
         #expect(document["openapi"] as? String == "3.1.0")
@@ -124,7 +124,7 @@ enum Python {
 
     static func missing(_ module: String) -> Comment {
         Comment(rawValue: "python3 with the \(module) module is not installed (apt-get install python3-yaml; pip install "
-                + "openapi-spec-validator): this OpenAPI test is SKIPPED")
+                + "openapi-spec-validator): this OpenAPI test cannot run")
     }
 
     /// The YAML file as Foundation's JSON objects.

@@ -5,7 +5,7 @@ import TestSupport
 /// Presigned URLs of one object are one cache entry and one download, and the key without the
 /// signature opens nothing: a hit is answered only after the origin accepts the request's own URL
 /// (304 to a conditional GET). Against a real S3 server (SeaweedFS) signing with botocore.
-@Suite(.serialized, .enabled(if: S3TestServer.ready, "\(S3TestServer.missing)"))
+@Suite(.serialized, .requires(S3TestServer.ready, "\(S3TestServer.missing)"))
 struct PresignedURLTests {
     @Test("Two presigned URLs: one download, the second a hit after its 304; forged and expired ones refused, even when cached")
     func presignedURLs() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// `url=s3://BUCKET/KEY` against a real S3 server on loopback (SeaweedFS), with a private bucket:
 /// thumbd signs its GETs with SigV4. The endpoint is reached although the address policy blocks
 /// loopback (an operator's endpoint is not a user's URL), and each failure has its own code.
-@Suite(.serialized, .enabled(if: S3TestServer.ready, "\(S3TestServer.missing)"))
+@Suite(.serialized, .requires(S3TestServer.ready, "\(S3TestServer.missing)"))
 struct S3SourceTests {
     static func settings(_ server: S3TestServer, secret: String = S3TestServer.secretKey) throws -> S3Settings {
         var s3 = S3Settings()

@@ -11,7 +11,7 @@ import ThumbPipeline
 /// `cache.shared`: nodes that never made a thumbnail read it from the shared tier (a real S3
 /// server, SeaweedFS) instead of downloading the original again; an eviction reaches the tier; a
 /// tier that is down costs no failed request.
-@Suite(.serialized, .enabled(if: S3TestServer.ready, "\(S3TestServer.missing)"))
+@Suite(.serialized)
 struct SharedTierTests {
     static let token = "shared-tier-admin"
 
@@ -24,7 +24,7 @@ struct SharedTierTests {
         }
     }
 
-    @Test("A second node answers from the shared tier with no download; eviction reaches it; a dead tier fails nothing")
+    @Test("A second node answers from the shared tier with no download; eviction reaches it; a dead tier fails nothing", .requires(S3TestServer.ready, "\(S3TestServer.missing)"))
     func sharedTier() async throws {
         let server = try S3TestServer.start()
         defer { server.stop() }
@@ -118,7 +118,7 @@ struct SharedTierTests {
 
     /// The case: the tier frozen (SIGSTOP) under 8 clients making misses. Nothing fails; once
     /// the breaker has opened no miss waits for the tier; thawed (SIGCONT), the tier is asked again.
-    @Test("A frozen tier: the breaker opens after a few timeouts and misses answer at once; thawed, the tier is asked again")
+    @Test("A frozen tier: the breaker opens after a few timeouts and misses answer at once; thawed, the tier is asked again", .requires(S3TestServer.ready, "\(S3TestServer.missing)"))
     func frozenTierOpensTheBreaker() async throws {
         let server = try S3TestServer.start()
         defer { server.stop() }

@@ -28,7 +28,7 @@ struct AcceptNegotiationTests {
         nil, "", "*/*", "image/*", "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", "image/webp,*/*",
         "image/png,image/jpeg", "image/jpeg", "image/png", "application/json", "image/webp;q=0, */*", "image/avif;q=0,image/webp",
         "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "image/jpeg;q=0,*/*", "image/*;q=0,image/png",
-        "IMAGE/PNG, Image/JPEG", "*/*;q=0", "image/jxl",
+        "IMAGE/PNG, Image/JPEG", "*/*;q=0", "image/jxl", "fu>", ",,", "image/", "/png",
     ]
 
     @Test func theShortcutsAgreeWithTheRule() throws {
@@ -54,5 +54,8 @@ struct AcceptNegotiationTests {
         #expect(auto.negotiated(accept: "application/json") == nil)
         #expect(auto.negotiated(accept: "*/*;q=0") == nil)
         #expect(auto.negotiated(accept: nil)?.format == .auto)
+        // No media range in it at all: read as no header.
+        #expect(auto.negotiated(accept: "fu>")?.format == .auto)
+        #expect(auto.negotiated(accept: "text/html")?.format == nil)
     }
 }

@@ -71,7 +71,7 @@ import Thumbnailer
         }
     }
 
-    @Test(.enabled(if: ChildProcess.isInstalled("vipsthumbnail"), "vipsthumbnail is not installed"))
+    @Test(.requires(ChildProcess.isInstalled("vipsthumbnail"), "vipsthumbnail is not installed"))
     func vipsFillsTheBoxAndIsLocated() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-crop-vips-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

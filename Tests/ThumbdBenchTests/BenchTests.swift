@@ -24,7 +24,7 @@ import TestSupport
 
     private func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
 
-    @Test(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test(.requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func jsonHasEveryFigure() throws {
         let json = try runBench()
         for key in ["machine", "settings", "corpus", "thumbd", "thumbd_cli", "vips", "pillow", "floor", "ratios", "large", "errors", "notes"] {

@@ -14,7 +14,7 @@ import ThumbCache
 @Suite(.serialized) struct CacheAtScaleTests {
     static let python = BackgroundProcess.which("python3")
 
-    @Test(.enabled(if: python != nil, "python3 (the origin of the misses) is not installed"))
+    @Test(.requires(python != nil, "python3 (the origin of the misses) is not installed"))
     func aBigCacheAnswersAtOnceAfterEveryStopInLittleMemory() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-cache-scale-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }

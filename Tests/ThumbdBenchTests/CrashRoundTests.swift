@@ -14,8 +14,8 @@ import TestSupport
 @Suite(.serialized) struct CrashRoundTests {
     static let python = BackgroundProcess.which("python3")
 
-    @Test(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
-          .enabled(if: python != nil, "python3 (the origin) is not installed"))
+    @Test(.requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+          .requires(python != nil, "python3 (the origin) is not installed"))
     func threeKillsUnderLoadLeaveNothingTornOrOrphaned() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("thumbd-crash-rounds-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }

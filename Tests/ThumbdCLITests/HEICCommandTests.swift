@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// `thumbd thumbnail photo.heic`: HEIC in, JPEG/PNG/WebP/AVIF out, never HEIC out.
-@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite(.requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEICCommandTests {
     @Test func thumbnailFromHEIC() throws {
         let dir = try CLI.temporaryDirectory()

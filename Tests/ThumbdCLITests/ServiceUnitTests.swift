@@ -7,7 +7,7 @@ import TestSupport
 struct ServiceUnitTests {
     static let unitFile = TestPaths.packageRoot.appendingPathComponent("config/systemd/thumbd.service")
     static let installedExecStart = "ExecStart=/usr/local/bin/thumbd serve --config /etc/thumbd/thumbd.yaml"
-    static let analyzeMissing = "systemd-analyze not found (apt-get install systemd): the unit check is SKIPPED"
+    static let analyzeMissing = "systemd-analyze not found (apt-get install systemd): the unit check cannot run"
 
     /// What `systemd-analyze verify` says about `unitText`, as installed with the freshly built binary
     /// (verify insists that ExecStart's program exists). Only lines about this unit count: on a
@@ -32,7 +32,7 @@ struct ServiceUnitTests {
         return aboutThisUnit
     }
 
-    @Test(.enabled(if: ChildProcess.isInstalled("systemd-analyze"), Comment(rawValue: analyzeMissing)))
+    @Test(.requires(ChildProcess.isInstalled("systemd-analyze"), Comment(rawValue: analyzeMissing)))
     func unitPassesSystemdAnalyzeVerify() throws {
         let text = try String(contentsOf: Self.unitFile, encoding: .utf8)
         let complaints = try Self.verifyComplaints(text)
@@ -40,7 +40,7 @@ struct ServiceUnitTests {
     }
 
     /// verify exits 0 on an unknown key and only prints a line: proof that the check above reads those lines.
-    @Test(.enabled(if: ChildProcess.isInstalled("systemd-analyze"), Comment(rawValue: analyzeMissing)))
+    @Test(.requires(ChildProcess.isInstalled("systemd-analyze"), Comment(rawValue: analyzeMissing)))
     func verifyCatchesAMisspelledKeyAndABadValue() throws {
         let text = try String(contentsOf: Self.unitFile, encoding: .utf8)
         let misspelled = text.replacingOccurrences(of: "\nLockPersonality=yes", with: "\nLockPersonalty=yes")
@@ -87,7 +87,7 @@ struct ServiceUnitTests {
         try #require(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
     }
 
-    @Test(.enabled(if: ChildProcess.isInstalled("make")))
+    @Test(.requires(ChildProcess.isInstalled("make"), "make is not installed"))
     func installFilesLaysOutTheServiceAndKeepsAnEditedConfiguration() throws {
         let root = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -121,7 +121,7 @@ struct ServiceUnitTests {
     }
 
     /// Another prefix: the installed unit must name where the binary and the settings really went.
-    @Test(.enabled(if: ChildProcess.isInstalled("make")))
+    @Test(.requires(ChildProcess.isInstalled("make"), "make is not installed"))
     func installFilesRewritesTheUnitsPathsForAnotherPrefix() throws {
         let root = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -9,8 +9,8 @@ import Thumbnailer
 /// `cover` and `pad` at boxes of several shapes against Pillow's `ImageOps.fit` and `ImageOps.pad`
 /// on real photos (the corpus's JPEGs, and two with an EXIF rotation that both sides must undo).
 @Suite("Cover and pad against Pillow",
-       .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
-       .enabled(if: PillowFitAndPad.ready, Comment(rawValue: PillowFitAndPad.missing)))
+       .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+       .requires(PillowFitAndPad.ready, Comment(rawValue: PillowFitAndPad.missing)))
 struct FitReferenceTests {
     static let shapes = [(300, 400), (320, 180), (240, 320), (400, 300)]
     /// A colour no photo's edge is likely to match exactly, so the bands can be told apart.

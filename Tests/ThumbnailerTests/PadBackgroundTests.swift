@@ -103,7 +103,7 @@ struct PadBackgroundTests {
     /// The same on real photos: opaque bands that are not flat, whose colour near the photo is that
     /// of the photo's strip beside it (within 40 levels: a photo's edge is not one colour), and the
     /// photo is the contain render.
-    @Test(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+    @Test(.requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
           arguments: ["mate_Garden.jpg", "lomiri_Wine_by_Jakkub_Mede.jpg", "plasma_Kite_2560x1600.jpg"])
     func blurOnPhotos(_ name: String) throws {
         let data = try TestPaths.bytes(try #require(TestPaths.corpus("photos/" + name)))

@@ -11,7 +11,7 @@ import Testing
 /// `python3` on PATH; the tests that need it are skipped when it has no Pillow.
 enum PillowFitAndPad {
     static let ready: Bool = (try? run(["-c", "import PIL.ImageOps"])) != nil
-    static let missing = "python3 with Pillow is not installed (apt-get install python3-pil): the Pillow reference tests are SKIPPED"
+    static let missing = "python3 with Pillow is not installed (apt-get install python3-pil): the Pillow reference tests cannot run"
 
     /// What Pillow is asked for: `fit` (cover) or `pad` of `source` at `width` x `height`.
     struct Job: Codable {

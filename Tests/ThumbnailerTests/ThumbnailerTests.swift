@@ -70,7 +70,7 @@ struct ThumbnailerTests {
     }
 }
 
-@Suite(.enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+@Suite(.requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
 struct OrientationTests {
     /// The 8 EXIF orientations of one photo give the same upright thumbnail.
     @Test("upright whatever the EXIF orientation", arguments: ["Landscape", "Portrait"], 2...8)
@@ -92,7 +92,7 @@ struct OrientationTests {
 
 /// HEIC in through the Thumbnailer: made by heif-enc from known pixels, the thumbnail matches the
 /// source's, and the default encoding is never HEIC.
-@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite(.requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEICThumbnailTests {
     @Test func thumbnailOfAHEIC() throws {
         let photo = PhonePhoto.synthetic(width: 320, height: 240, seed: 9)

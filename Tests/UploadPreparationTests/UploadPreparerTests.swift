@@ -222,7 +222,7 @@ struct UploadPreparerTests {
 
 /// A seller's iPhone photo as HEIC: accepted, decoded, and re-encoded as the settings say (HEIC is
 /// never handed on: it is not a format the upload may keep).
-@Suite(.enabled(if: HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
+@Suite(.requires(HEIFEnc.available, Comment(rawValue: HEIFEnc.missing ?? "")))
 struct HEICUploadTests {
     @Test func heicIsPreparedAsJPEG() async throws {
         let upright = PhonePhoto.synthetic(width: 400, height: 300, seed: 12)

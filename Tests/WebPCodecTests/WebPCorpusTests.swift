@@ -4,7 +4,7 @@ import Testing
 import WebPCodec
 
 /// The third-party WebP corpus: what libwebp's own test data and other decoders' fixtures say.
-@Suite("WebP corpus", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+@Suite("WebP corpus", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
 struct WebPCorpusTests {
     @Test("corpus files marked decode decode at the MANIFEST size", arguments: WebPFiles.manifestFiles(expected: "decode"))
     func decodes(file: String) throws {
@@ -41,7 +41,7 @@ struct WebPCorpusTests {
         #expect(throws: ImageError.self) { _ = try WebPCodec.readInfo(data) }
     }
 
-    @Test("the invalid folder is not empty", .enabled(if: TestPaths.corpora != nil))
+    @Test("the invalid folder is not empty", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func invalidFolderListed() {
         #expect(WebPFiles.manifestFiles(expected: "reject").count >= 6)
         #expect(WebPFiles.manifestFiles(expected: "decode").count >= 50)

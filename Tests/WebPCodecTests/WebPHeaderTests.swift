@@ -38,7 +38,7 @@ struct WebPHeaderTests {
         #expect(try WebPCodec.readInfo(data).orientation == .down)
     }
 
-    @Test("EXIF orientation 6 in the corpus file", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test("EXIF orientation 6 in the corpus file", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func exifCorpus() throws {
         let data = try WebPFiles.corpus("exif/pillow_hopper_orientation_6.webp")
         let info = try WebPCodec.readInfo(data)
@@ -54,7 +54,7 @@ struct WebPHeaderTests {
         }
     }
 
-    @Test("animated files: canvas size and the first frame", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+    @Test("animated files: canvas size and the first frame", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
           arguments: WebPFiles.manifestFiles(expected: "decode").filter { $0.hasPrefix("animated/") })
     func animated(file: String) throws {
         let row = try WebPFiles.manifestRow(file)
@@ -71,7 +71,7 @@ struct WebPHeaderTests {
         #expect(reference.width == info.width && reference.height == info.height)
     }
 
-    @Test("the first frame of an animation matches Pillow's first frame", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test("the first frame of an animation matches Pillow's first frame", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func animatedFirstFrameExact() throws {
         // Three lossless frames: the composited first frame must be exact.
         let reference = try #require(WebPReference.all.first { $0.file == "animated/iw_random_lossless.webp" })
@@ -122,7 +122,7 @@ struct WebPHeaderTests {
         #expect(error?.code == .pixelLimitExceeded)
     }
 
-    @Test("an animation canvas declaring 60000x60000 gives pixel_limit_exceeded", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test("an animation canvas declaring 60000x60000 gives pixel_limit_exceeded", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func hugeCanvas() throws {
         var data = try WebPFiles.corpus("animated/imagers_anim.webp")
         try #require(Array(data[12..<16]) == Array("VP8X".utf8))
@@ -154,7 +154,7 @@ struct WebPHeaderTests {
         #expect(half.pixels.width == 24 && half.pixels.height == 16)
     }
 
-    @Test("the big image's decode-memory limit refuses before decoding", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test("the big image's decode-memory limit refuses before decoding", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func bigImageRefusedFast() throws {
         let data = try WebPFiles.corpus("lossy/bryce.webp")
         let clock = ContinuousClock()

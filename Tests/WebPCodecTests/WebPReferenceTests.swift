@@ -22,7 +22,7 @@ struct WebPReferenceTests {
 
     /// Out-of-range colour-table indices are transparent black by the lossless spec; Pillow opens
     /// this file as RGB (no alpha flag), so the alpha it drops is checked here.
-    @Test("a bad palette index decodes to transparent black", .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+    @Test("a bad palette index decodes to transparent black", .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func badPaletteIndex() throws {
         let data = try WebPFiles.corpus("lossless/bad_palette_index.webp")
         #expect(try WebPCodec.readInfo(data).hasAlpha == false)

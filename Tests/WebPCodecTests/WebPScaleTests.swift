@@ -6,7 +6,7 @@ import WebPCodec
 @Suite("WebP scaled decode")
 struct WebPScaleTests {
     @Test("the big 11158x2156 image decodes at scale 0.1 to at least 1116x216, fast",
-          .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
+          .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func bigImage() throws {
         let data = try WebPFiles.corpus("lossy/bryce.webp")
         let clock = ContinuousClock()
@@ -81,7 +81,7 @@ struct WebPScaleTests {
     }
 
     @Test("a quarter-size decode of corpus files matches a 4x4 average",
-          .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
+          .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)),
           arguments: ["lossy/test.webp", "lossless/lossless4.webp", "alpha/lossy_alpha4.webp"])
     func quarterSizeCorpus(file: String) throws {
         let data = try WebPFiles.corpus(file)

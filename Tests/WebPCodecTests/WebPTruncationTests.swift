@@ -42,7 +42,7 @@ struct WebPTruncationTests {
     }
 
     @Test("cut corpus files are truncated_image at every length",
-          .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)), arguments: corpusFiles)
+          .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)), arguments: corpusFiles)
     func cutCorpus(file: String) throws {
         let data = try WebPFiles.corpus(file)
         _ = try WebPCodec.decode(data, limits: DecodeLimits(), scale: .fullSize)
@@ -62,7 +62,7 @@ struct WebPTruncationTests {
     }
 
     @Test("cut corpus image chunks with consistent container sizes are still refused",
-          .enabled(if: TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)), arguments: corpusFiles.filter { !$0.hasPrefix("animated/") })
+          .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)), arguments: corpusFiles.filter { !$0.hasPrefix("animated/") })
     func cutAndPatchedCorpus(file: String) throws {
         try Self.expectPatchedCutsRefused(try WebPFiles.corpus(file), file)
     }

@@ -29,7 +29,9 @@ extension Variant {
     /// names WebP, stays `auto` for one that takes both JPEG and PNG (no header counts as `*/*`), and
     /// becomes the one of them it takes otherwise. nil: it takes none of them (406).
     public func negotiated(accept: String?) -> Variant? {
-        guard format == .auto, let accept, !accept.allSatisfy(\.isWhitespace) else { return self }
+        // A header with no well-formed media range in it (`fu>`) says nothing a server can use:
+        // read as absent, as RFC 9110 lets a server do with one it cannot parse.
+        guard format == .auto, let accept, Self.hasMediaRange(accept) else { return self }
         var chosen = self
         if Self.accepts("image/avif", accept) {
             chosen.format = .avif
@@ -62,6 +64,19 @@ extension Variant {
             if let quality = quality(of: range, in: accept) { return quality > 0 }
         }
         return false
+    }
+
+    /// Whether some item of `accept` is a media range: `type/subtype` in token characters.
+    static func hasMediaRange(_ accept: String) -> Bool {
+        accept.split(separator: ",").contains { item in
+            let range = item.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let parts = range.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(isTokenCharacter) }
+        }
+    }
+
+    private static func isTokenCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "!#$%&'*+.^_`|~-".contains(character))
     }
 
     /// The quality `accept` gives exactly this media range (1 when it has no `q`); nil when absent.
