@@ -1,8 +1,8 @@
 # thumbd — the two commands a new machine needs:
 #   make run    install missing system libraries, build (release), start the daemon (thumbd serve)
 #   make test   install missing system libraries, build, run the whole test suite, try the Debian
-#               package and the container image (package-test), then every fuzz target for 20 s
-#               (TEST_FUZZ_SECONDS) and the HTTP contract
+#               package and the container image (package-test) while every fuzz target runs for 20 s
+#               (TEST_FUZZ_SECONDS), then the HTTP contract; it prints how long each step took
 #
 # System libraries come from Debian's packages, installed with apt-get when missing
 # (as root, or through sudo). Nothing is downloaded from anywhere else.
@@ -75,18 +75,23 @@ CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTes
 CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)|$(MAKER_MATRIX_TESTS)
 FLEET_TESTS := ThumbFleetTests
 
-# Each step prints how long it took (Scripts/timed-step.sh); the last prints them all.
+# Each step prints how long it took (Scripts/timed-step.sh); the last prints them all. Every install
+# comes first (the prerequisites), so no two steps run apt-get at once. The package test and the fuzz
+# pass run side by side (Scripts/side-by-side.sh): each builds in a folder of its own, and one's
+# waits on apt, lintian and podman are the other's compile time. Nothing else runs beside the
+# timing-sensitive passes.
 TIMED := Scripts/timed-step.sh
 
-test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps
+test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps package-deps image-deps
 	@$(TIMED) --installed
 	$(TIMED) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(TIMED) cpu-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
 	$(TIMED) network-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
 	$(TIMED) heavy-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
 	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
-	$(TIMED) package-test $(MAKE) --no-print-directory package-test
-	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
+	$(TIMED) package-and-fuzz Scripts/side-by-side.sh \
+	  package-test '$(MAKE) --no-print-directory package-test' \
+	  fuzz '$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)'
 	$(TIMED) contract $(MAKE) --no-print-directory contract
 	@$(TIMED) --report
 
