@@ -357,7 +357,7 @@ struct DiskCacheTests {
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("clean-shutdown").path))
     }
 
-    @Test(.requires(ChildProcess.isInstalled("sqlite3"), "the sqlite3 command is not installed"))
+    @Test(.requires(ChildProcess.isInstalled("sqlite3"), "the sqlite3 command is not installed (make test installs it)"))
     func theIndexIsReadableWithSQLite3() throws {
         let dir = DiskTest.makeDirectory()
         defer { DiskTest.cleanUp(dir) }

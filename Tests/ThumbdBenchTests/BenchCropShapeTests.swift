@@ -71,7 +71,7 @@ import Thumbnailer
         }
     }
 
-    @Test(.requires(ChildProcess.isInstalled("vipsthumbnail"), "vipsthumbnail is not installed"))
+    @Test(.requires(ChildProcess.isInstalled("vipsthumbnail"), "vipsthumbnail is not installed (libvips-tools; make test installs it)"))
     func vipsFillsTheBoxAndIsLocated() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-crop-vips-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
