@@ -92,18 +92,6 @@ extension Variant {
         }
         return nil
     }
-
-    /// The file format the variant names; nil for `auto`, which the thumbnail's alpha decides.
-    public var imageFormat: ImageFormat? {
-        switch format {
-        case .auto: nil
-        case .jpeg: .jpeg
-        case .png: .png
-        case .webp: .webp
-        case .avif: .avif
-        case .jxl: .jxl
-        }
-    }
 }
 
 /// How the encoders write, apart from what a variant says: settings of the daemon (`avif_speed`)
