@@ -26,16 +26,15 @@ public final class BackgroundProcess: Sendable {
         self.name = name
         self.stdoutPath = stdoutPath
         self.stderrPath = stderrPath ?? stdoutPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let actions = SpawnFileActions()
+        actions.open(0, "/dev/null", O_RDONLY)
+        actions.open(1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC)
         if let stderrPath, stderrPath != stdoutPath {
-            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            actions.open(2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC)
         } else {
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            actions.duplicate(1, onto: 2)
         }
+        actions.closeTheRest()
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -45,7 +44,7 @@ public final class BackgroundProcess: Sendable {
         let attributes = SpawnAttributes()
         let (status, child) = Termination.spawning {
             var child: pid_t = 0
-            return (posix_spawn(&child, program, &actions, &attributes.raw, argv, envp), child)
+            return (posix_spawn(&child, program, &actions.raw, &attributes.raw, argv, envp), child)
         }
         guard status == 0 else {
             throw ChildProcessError.cannotStart("\(name) (\(program))", status)

@@ -44,13 +44,11 @@ public enum ChildProcess {
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ChildProcessError(description: "pipe failed") }
         for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let actions = SpawnFileActions()
+        actions.open(0, standardInput ?? "/dev/null", O_RDONLY)
+        actions.duplicate(outPipe[1], onto: 1)
+        actions.duplicate(errPipe[1], onto: 2)
+        actions.closeTheRest()
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -58,7 +56,7 @@ public enum ChildProcess {
         let start = monotonicSeconds()
         let (spawnStatus, pid) = Termination.spawning {
             var pid: pid_t = 0
-            return (posix_spawnp(&pid, program, &actions, &attributes.raw, argv, environ), pid)
+            return (posix_spawnp(&pid, program, &actions.raw, &attributes.raw, argv, environ), pid)
         }
         close(outPipe[1])
         close(errPipe[1])
