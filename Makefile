@@ -38,7 +38,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test test-clock build release package package-build package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
+.PHONY: run test test-clock build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
 # thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
 # (full RELRO), as `make package` ships it, so `make run` and the package share one build.
@@ -79,24 +79,17 @@ FLEET_TESTS := ThumbFleetTests
 # prints them all. Every install comes first (the prerequisites). The package test and the fuzz pass
 # run one after the other: run side by side, their two builds shared the two cores and took as long
 # (1,150 s against 1,156 s), and the fuzz targets, fuzzing beside the release build's end, came
-# within 1.6x of their floor of executions. Their two builds start when the tests' build ends, in
-# the background at the lowest priority (Scripts/idle-build.sh): the test passes leave the cores
-# some 40% idle, and those builds take that time and no test's. The package's release build gets a
-# scratch folder of its own (SwiftPM locks .build for a whole build, the passes included).
+# within 1.6x of their floor of executions.
 TIMED := Scripts/timed-step.sh
-TEST_PACKAGE_SCRATCH := .build-release
 
 test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps package-deps image-deps
 	@$(TIMED) --installed
 	$(TIMED) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
-	@Scripts/idle-build.sh start package-build $$PPID $(MAKE) --no-print-directory package-build PACKAGE_SCRATCH=$(TEST_PACKAGE_SCRATCH)
-	@Scripts/idle-build.sh start fuzz-build $$PPID $(MAKE) --no-print-directory fuzz-build
 	$(TIMED) cpu-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
 	$(TIMED) network-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
 	$(TIMED) heavy-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
 	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
-	@Scripts/idle-build.sh report
-	$(TIMED) package-test $(MAKE) --no-print-directory package-test PACKAGE_SCRATCH=$(TEST_PACKAGE_SCRATCH)
+	$(TIMED) package-test $(MAKE) --no-print-directory package-test
 	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
 	$(TIMED) contract $(MAKE) --no-print-directory contract
 	@$(TIMED) --report
@@ -308,9 +301,7 @@ clean:
 DIST ?= dist
 PACKAGE_PACKAGES := dpkg-dev debhelper lintian
 IMAGE_PACKAGES := podman runc debootstrap curl
-# PACKAGE_SCRATCH: where the release build is made (.build, shared with `make run`; make test uses its own).
-PACKAGE_SCRATCH ?= .build
-BUILD_DEB = SWIFT=$(SWIFT) RELEASE_FLAGS="$(RELEASE)" PACKAGE_SCRATCH=$(PACKAGE_SCRATCH) Scripts/package/build-deb.sh $(DIST)
+BUILD_DEB := SWIFT=$(SWIFT) RELEASE_FLAGS="$(RELEASE)" Scripts/package/build-deb.sh $(DIST)
 
 package-deps:
 	$(call apt-install,$(PACKAGE_PACKAGES),to build the Debian package,exit 1)
@@ -320,10 +311,6 @@ image-deps:
 
 package: deps package-deps
 	@$(BUILD_DEB)
-
-# The package's release build alone.
-package-build: deps
-	@$(BUILD_DEB) --build-only
 
 image: deps package-deps image-deps
 	@deb=$$($(BUILD_DEB)) && Scripts/package/build-image.sh "$$deb"

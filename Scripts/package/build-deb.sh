@@ -2,9 +2,6 @@
 # `make package`: dist/thumbd_VERSION_amd64.deb from a release build with the Swift runtime linked in.
 #
 #   Scripts/package/build-deb.sh [DIST_DIR]          (default dist)
-#   Scripts/package/build-deb.sh --build-only [DIST] step 1 alone (`make package-build`)
-#
-# PACKAGE_SCRATCH: the build's scratch folder (default .build, the one `make run` builds in).
 #
 # 1. swift build -c release --static-swift-stdlib --disable-local-rpath --product thumbd, and ArgumentParser's
 #    generate-manual tool;
@@ -20,14 +17,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
-build_only=false
-dist_arg=dist
-for arg in "$@"; do
-  if [ "$arg" = --build-only ]; then build_only=true; else dist_arg=$arg; fi
-done
-dist=$(mkdir -p "$dist_arg" && cd "$dist_arg" && pwd)
+dist=$(mkdir -p "${1:-dist}" && cd "${1:-dist}" && pwd)
 swift=${SWIFT:-swift}
-scratch=$(cd "$here" && mkdir -p "${PACKAGE_SCRATCH:-.build}" && cd "${PACKAGE_SCRATCH:-.build}" && pwd)
+scratch=$here/.build
 work=$here/.build-package/thumbd
 cd "$here"
 
@@ -36,11 +28,9 @@ fail() { say "$*"; exit 1; }
 
 # The Makefile's RELEASE flags, so `make run` and `make package` share one build.
 read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now}"
-release+=(--scratch-path "$scratch")
 # stdout carries the .deb's path alone; the builds talk on stderr.
 "$swift" build "${release[@]}" --product thumbd >&2
 "$swift" build "${release[@]}" --product generate-manual >&2
-$build_only && exit 0
 bin=$("$swift" build "${release[@]}" --show-bin-path)
 thumbd=$bin/thumbd
 
