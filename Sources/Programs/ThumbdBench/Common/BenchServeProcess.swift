@@ -123,6 +123,9 @@ struct BenchCPUSnapshot {
 
 /// Where the CPU went between two snapshots, in cores (CPU seconds per wall second).
 struct BenchCPUUsage: Encodable {
+    /// Other processes using more than this (cores) during a measured run make it worth a note.
+    static let noteworthyOthersCores = 0.1
+
     struct Share: Encodable {
         var name: String
         var cores: Double

@@ -4,17 +4,17 @@ import Foundation
 /// `www/t/`, served by an nginx that the caller starts, and checked byte for byte.
 enum BenchStaticPeer {
     /// Writes each photo's thumbnail into `www` and sets its `staticPath`.
-    static func publish(_ photos: inout [BenchServeRunner.Photo], www: String) throws {
+    static func publish(_ photos: inout [BenchPhoto], www: String) throws {
         try FileManager.default.createDirectory(atPath: (www as NSString).appendingPathComponent("t"), withIntermediateDirectories: true)
         for index in photos.indices {
-            photos[index].staticPath = "/t/\(BenchScratch.stem(index)).\(BenchServeRunner.fileExtension(photos[index].contentType))"
+            photos[index].staticPath = "/t/\(BenchScratch.stem(index)).\(photos[index].fileExtension)"
             try Data(photos[index].bytes).write(to: URL(fileURLWithPath: www + photos[index].staticPath))
         }
     }
 
     /// Waits for `server`, then whether it answers every photo's static path with exactly its
     /// thumbnail; each difference becomes a note naming `label`.
-    static func servesExactly(_ server: BenchServer, _ photos: [BenchServeRunner.Photo], label: String, notes: inout [String]) throws -> Bool {
+    static func servesExactly(_ server: BenchServer, _ photos: [BenchPhoto], label: String, notes: inout [String]) throws -> Bool {
         try server.waitUntilReady(path: photos[0].staticPath)
         var identical = true
         for photo in photos {

@@ -37,7 +37,7 @@ struct BenchFleetHitRuns {
     }
 
     /// The median run of each target (by requests per second), in the order given.
-    func measure(_ targets: [Target], notes: inout [String]) throws -> [BenchServeResults.Series] {
+    func measure(_ targets: [Target], notes: inout [String]) throws -> [BenchSeries] {
         var runs: [[Run]] = targets.map { _ in [] }
         for round in 1...options.hits.rounds {
             for (index, target) in targets.enumerated() {
@@ -49,7 +49,7 @@ struct BenchFleetHitRuns {
         }
         return zip(targets, runs).map { target, list in
             let median = list.sorted { $0.result.requestsPerSecond < $1.result.requestsPerSecond }[(list.count - 1) / 2]
-            return BenchServeResults.Series(name: target.name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
+            return BenchSeries(name: target.name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
                                             answeredBy: median.answeredBy, cores: cores)
         }
     }
@@ -87,7 +87,7 @@ struct BenchFleetHitRuns {
     static func remarks(on run: Run, _ name: String, cores: Int) -> [String] {
         var remarks: [String] = []
         let (result, cpu) = (run.result, run.cpu)
-        if cpu.othersCores > BenchServeRunner.noisyCores {
+        if cpu.othersCores > BenchCPUUsage.noteworthyOthersCores {
             remarks.append("\(name): other processes used \(cpu.othersSummary) cores meanwhile; the figure is disturbed")
         }
         let busy = busyPercent(cpu, cores: cores)

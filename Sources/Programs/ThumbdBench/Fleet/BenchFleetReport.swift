@@ -14,7 +14,7 @@ struct BenchFleetResults: Encodable {
     var accessLog = "on everywhere: every nginx `combined` to a file; every node at its default (server.access_log true, to its log)"
     var nodes: [Node] = []
     /// bench serve's hot set; `nginx_bytes_identical`: static nginx returned exactly the fleet's bytes.
-    var thumbnails: BenchServeResults.HotSet?
+    var thumbnails: BenchHotSet?
     /// Thumbnails the edge front answered with X-Edge-Cache: HIT after warming.
     var edgeHits: Int?
     var afterWarmup: BenchFleetHoldings?
@@ -23,7 +23,7 @@ struct BenchFleetResults: Encodable {
     var restart: Restart?
     var atEnd: BenchFleetHoldings?
     var sharedTier: BenchFleetSharedTier?
-    var targets: [BenchServeResults.Target] = []
+    var targets: [BenchTarget] = []
     var notes: [String] = []
 
     struct Node: Encodable {
@@ -36,13 +36,13 @@ struct BenchFleetResults: Encodable {
 
     struct Hits: Encodable {
         var runs: BenchHitRuns
-        var staticFiles: BenchServeResults.Series
-        var fleet: BenchServeResults.Series
-        var edgeCache: BenchServeResults.Series
+        var staticFiles: BenchSeries
+        var fleet: BenchSeries
+        var edgeCache: BenchSeries
 
-        var all: [BenchServeResults.Series] { [staticFiles, fleet, edgeCache] }
+        var all: [BenchSeries] { [staticFiles, fleet, edgeCache] }
 
-        func ratioToStatic(_ series: BenchServeResults.Series) -> Double? {
+        func ratioToStatic(_ series: BenchSeries) -> Double? {
             let base = staticFiles.median.requestsPerSecond
             return base > 0 ? series.median.requestsPerSecond / base : nil
         }
@@ -187,8 +187,8 @@ struct BenchFleetResults: Encodable {
 
     // MARK: - Targets
 
-    static func targets(_ r: BenchFleetResults) -> [BenchServeResults.Target] {
-        var list: [BenchServeResults.Target] = []
+    static func targets(_ r: BenchFleetResults) -> [BenchTarget] {
+        var list: [BenchTarget] = []
         func ratio(_ value: Double?) -> String { value.map { TextTable.fixed($0, 2) + "x" } ?? "-" }
         if let h = r.hits {
             let edge = h.ratioToStatic(h.edgeCache), fleet = h.ratioToStatic(h.fleet)

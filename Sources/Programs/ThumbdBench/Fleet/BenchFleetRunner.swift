@@ -56,7 +56,7 @@ struct BenchFleetRunner: BenchHitRunning {
 
     /// bench serve's photo: its URL on the origin, its thumbnail at --size (`hotPath`, here in the
     /// canonical query) and, once warmed, the thumbnail's bytes and static file.
-    typealias Photo = BenchServeRunner.Photo
+    typealias Photo = BenchPhoto
 
     /// A photo's path on the origin, percent-encoded as its URL spells it.
     static func originPath(_ name: String) -> String {
@@ -66,7 +66,7 @@ struct BenchFleetRunner: BenchHitRunning {
     // MARK: - The run
 
     mutating func run() throws -> BenchFleetResults {
-        var results = BenchFleetResults(cores: cores, build: BenchServeRunner.buildKind, thumbd: executable,
+        var results = BenchFleetResults(cores: cores, build: BenchBuild.kind, thumbd: executable,
                                         nginxVersion: BenchNginx.version(executable: nginx), wrkVersion: BenchWrk.version(executable: wrk),
                                         corpus: options.hits.corpus, size: options.hits.size,
                                         nginxConfig: FleetNginxConfig.shippedFolder.appendingPathComponent("thumbd.conf").path)
@@ -117,7 +117,7 @@ struct BenchFleetRunner: BenchHitRunning {
         for (index, photos) in warmListing.photosByNode.enumerated() { results.nodes[index].photosAfterWarmup = photos.count }
 
         let (peer, identical) = try startStaticPeer(photos: &photos, notes: &results.notes)
-        results.thumbnails = Self.hotSet(photos, staticIdentical: identical)
+        results.thumbnails = BenchHotSet(photos, nginxBytesIdentical: identical)
         results.edgeHits = try warmEdge(edge, photos: photos, notes: &results.notes)
 
         let hitRuns = BenchFleetHitRuns(options: options, wrk: wrk, logs: logs, cores: cores, nodes: nodes)
@@ -251,15 +251,6 @@ struct BenchFleetRunner: BenchHitRunning {
             hits += 1
         }
         return hits
-    }
-
-    /// bench serve's description of the hot set; one server made it, so no second daemon's bytes.
-    static func hotSet(_ photos: [Photo], staticIdentical: Bool) -> BenchServeResults.HotSet {
-        let sizes = photos.map(\.bytes.count)
-        var types: [String: Int] = [:]
-        for photo in photos { types[photo.contentType, default: 0] += 1 }
-        return .init(urls: photos.count, bytesMin: sizes.min() ?? 0, bytesMean: sizes.isEmpty ? 0 : sizes.reduce(0, +) / sizes.count,
-                     bytesMax: sizes.max() ?? 0, contentTypes: types, sameBytesFromBothDaemons: nil, nginxBytesIdentical: staticIdentical)
     }
 
     // MARK: - Failover and restart

@@ -307,8 +307,8 @@ extension BenchFleetSharedTier {
         return out.joined(separator: "\n")
     }
 
-    var targets: [BenchServeResults.Target] {
-        var list: [BenchServeResults.Target] = [
+    var targets: [BenchTarget] {
+        var list: [BenchTarget] = [
             .init(name: "shared tier: failed requests (kill -9, empty replacement, fourth node)", value: Double(load.failed),
                   measured: "\(load.failed) of \(load.requests)", target: "0", met: load.failed == 0),
             .init(name: "shared tier: originals downloaded again after the warm-up", value: Double(originRequestsAgain),

@@ -9,7 +9,7 @@ import Foundation
 /// The RSS phase of `thumbd-bench serve`: a fresh daemon under minutes of mixed hits and misses,
 /// its resident set sampled to show whether it grows.
 extension BenchServeRunner {
-    mutating func rss(photos allPhotos: [Photo], notes: inout [String]) throws -> BenchServeResults.RSS {
+    mutating func rss(photos allPhotos: [BenchPhoto], notes: inout [String]) throws -> BenchServeResults.RSS {
         let seconds = options.rssDuration
         let interval = options.rssInterval ?? min(5, max(1, Double(seconds) / 60))
         say("rss: a fresh daemon (memory tier \(options.rssMemoryMiB) MiB), \(seconds) s of hits and misses, RSS every \(TextTable.fixed(interval, 1)) s")
@@ -18,7 +18,7 @@ extension BenchServeRunner {
         var photos = allPhotos
         if photos.first?.bytes.isEmpty ?? true {
             say("warming \(daemon.process.name): \(photos.count) thumbnails")
-            _ = try Self.warm(daemon, photos: &photos, expectTier: "memory", notes: &notes)
+            try BenchHotPhotos.warm(daemon, photos: &photos, expectTier: "memory", notes: &notes)
         } else {
             for photo in photos { _ = try BenchHTTP.get(port: daemon.port, path: photo.hotPath, timeout: 120) }
         }

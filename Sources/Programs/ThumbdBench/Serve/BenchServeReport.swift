@@ -10,26 +10,13 @@ struct BenchServeResults: Encodable {
     var wrkVersion: String?
     var corpus: String
     var size: Int
-    var thumbnails: HotSet?
+    var thumbnails: BenchHotSet?
     /// One per case: access logs on or off, one URL or the hot set in turn.
     var hits: [Hits] = []
     var storm: Storm?
     var rss: RSS?
     var targets: [Target] = []
     var notes: [String] = []
-
-    /// The thumbnails the hit runs ask for: one per photo, at --size, as the daemon made them.
-    struct HotSet: Encodable {
-        var urls: Int
-        var bytesMin: Int
-        var bytesMean: Int
-        var bytesMax: Int
-        var contentTypes: [String: Int]
-        /// The memory-tier and disk-tier daemons returned the same bytes for every URL (nil: one daemon).
-        var sameBytesFromBothDaemons: Bool?
-        /// nginx returned exactly the daemon's bytes for every file (nil: nginx not run).
-        var nginxBytesIdentical: Bool?
-    }
 
     /// What wrk asks for in a hit run.
     enum RequestMode: String, Encodable {
@@ -45,36 +32,11 @@ struct BenchServeResults: Encodable {
         var accessLogs: Bool
         var requests: RequestMode
         var runs: BenchHitRuns
-        var nginx: Series?
-        var memory: Series?
-        var disk: Series?
+        var nginx: BenchSeries?
+        var memory: BenchSeries?
+        var disk: BenchSeries?
         /// The disk daemon's memory-tier byte limit as its /metrics reports it (0: the tier is off).
         var diskDaemonMemoryLimitBytes: Double?
-    }
-
-    /// The runs of one server; figures of the median run (by requests per second).
-    struct Series: Encodable {
-        var name: String
-        var runs: [BenchWrk.Result]
-        var median: BenchWrk.Result
-        var cpu: BenchCPUUsage?
-        /// The daemon's answers during the median run, by the tier that had them (from /metrics).
-        var answeredBy: [String: Int]?
-        /// Cores wrk used during the median run.
-        var wrkCores: Double?
-        /// The server's own CPU time per answered request (all its processes): what it costs,
-        /// whatever the load generator took.
-        var serverMicrosecondsPerRequest: Double?
-        /// wrk held a saturated machine's figure down (`BenchCPUUsage.isGeneratorBound`).
-        var generatorBound: Bool
-
-        init(name: String, runs: [BenchWrk.Result], median: BenchWrk.Result, cpu: BenchCPUUsage?, answeredBy: [String: Int]?, cores: Int) {
-            (self.name, self.runs, self.median, self.cpu, self.answeredBy) = (name, runs, median, cpu, answeredBy)
-            wrkCores = cpu?.cores(of: "wrk")
-            let serverCores = cpu.map { $0.processes.filter { $0.name != "wrk" }.map(\.cores).reduce(0, +) }
-            serverMicrosecondsPerRequest = serverCores.flatMap { median.requestsPerSecond > 0 ? $0 / median.requestsPerSecond * 1e6 : nil }
-            generatorBound = cpu?.isGeneratorBound(cores: cores) ?? false
-        }
     }
 
     struct Storm: Encodable {
@@ -179,13 +141,13 @@ struct BenchServeResults: Encodable {
         var out = ["HITS: \(hits[0].runs.summary) (nginx, memory, disk); median runs. Access logs on: nginx `combined` to a file,"
                    + " thumbd at its default (server.access_log); off: both off"]
         let rows = hits.map { h -> [String] in
-            func figure(_ series: Series?) -> String {
+            func figure(_ series: BenchSeries?) -> String {
                 guard let series else { return "-" }
                 let rate = String(format: "%.0f", series.median.requestsPerSecond)
                 guard let ratio = h.ratio(series) else { return rate }
                 return rate + " (" + TextTable.fixed(ratio, 2) + "x)"
             }
-            func cost(_ series: Series?) -> String { h.costRatio(series).map { TextTable.fixed($0, 2) + "x" } ?? "-" }
+            func cost(_ series: BenchSeries?) -> String { h.costRatio(series).map { TextTable.fixed($0, 2) + "x" } ?? "-" }
             let wrk = [h.nginx, h.memory, h.disk].compactMap { $0?.wrkCores }.map { TextTable.fixed($0, 2) }.joined(separator: " / ")
             return [h.accessLogs ? "on" : "off", h.requests.label, figure(h.nginx), figure(h.memory), figure(h.disk),
                     cost(h.memory) + " / " + cost(h.disk), wrk, h.generatorBound.isEmpty ? "no" : h.generatorBound.joined(separator: ", ")]
@@ -281,13 +243,13 @@ struct BenchServeResults: Encodable {
 
 extension BenchServeResults.Hits {
     /// `series`' requests per second over nginx's in the same case.
-    func ratio(_ series: BenchServeResults.Series?) -> Double? {
+    func ratio(_ series: BenchSeries?) -> Double? {
         guard let series, let base = nginx?.median.requestsPerSecond, base > 0 else { return nil }
         return series.median.requestsPerSecond / base
     }
 
     /// nginx's CPU time per request over `series`' (above 1: the daemon spends less).
-    func costRatio(_ series: BenchServeResults.Series?) -> Double? {
+    func costRatio(_ series: BenchSeries?) -> Double? {
         guard let mine = series?.serverMicrosecondsPerRequest, mine > 0, let base = nginx?.serverMicrosecondsPerRequest else { return nil }
         return base / mine
     }

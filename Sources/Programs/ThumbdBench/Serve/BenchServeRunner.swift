@@ -17,20 +17,6 @@ struct BenchServeRunner: BenchHitRunning {
     var nginx: String? { setUp.nginx }
     private var children: [BenchServeProcess] = []
 
-    /// One photo of the corpus and, once warmed, its thumbnail.
-    struct Photo {
-        var name: String
-        var megapixels: Double
-        var originURL: String
-        /// `/v1/thumbnail?url=…&size=N`
-        var hotPath: String
-        var bytes: [UInt8] = []
-        var contentType = ""
-        /// The hit's ETag, for conditional requests.
-        var etag = ""
-        var staticPath = ""
-    }
-
     init(options: BenchServeCommand) throws {
         self.options = options
         setUp = try BenchHitSetUp(requiringNginx: false)
@@ -65,19 +51,19 @@ struct BenchServeRunner: BenchHitRunning {
     // MARK: - The run
 
     mutating func run() throws -> BenchServeResults {
-        var results = BenchServeResults(cores: cores, build: Self.buildKind, thumbd: executable,
+        var results = BenchServeResults(cores: cores, build: BenchBuild.kind, thumbd: executable,
                                         nginxVersion: nginx.flatMap(BenchNginx.version), wrkVersion: BenchWrk.version(executable: wrk),
                                         corpus: options.hits.corpus, size: options.hits.size)
         if nginx == nil {
             results.notes.append("nginx is not installed (\(BenchNginx.installHint)): no ratios against it")
             say("nginx is not installed (\(BenchNginx.installHint)); measuring thumbd alone")
         }
-        var photos = try Self.corpusPhotos(in: options.hits.corpus)
+        var photos = try BenchHotPhotos.corpus(in: options.hits.corpus)
         guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG, WebP or AVIF files in \(options.hits.corpus)") }
 
         say("origin: python3 -m http.server over \(options.hits.corpus) (\(photos.count) photos)")
         let origin = track(try BenchOrigin.start(python: python, directory: options.hits.corpus, logs: logs))
-        Self.address(&photos, originPort: origin.port, size: options.hits.size)
+        BenchHotPhotos.address(&photos, originPort: origin.port, size: options.hits.size)
 
         // One pass per access-log setting: the servers are started for it, as operators would run them.
         // The storm runs on the first pass's memory daemon (logs on unless only off was asked for).
@@ -93,12 +79,12 @@ struct BenchServeRunner: BenchHitRunning {
                 extra: ["THUMBD_CACHE_MEMORY_MAX_MIB": "0", "THUMBD_CACHE_MEMORY_MAX_ENTRIES": "0"], logs: logs))
 
             say("warming \(memory.process.name): \(photos.count) thumbnails")
-            var hotSet = try Self.warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
+            var hotSet = try BenchHotPhotos.warm(memory, photos: &photos, expectTier: "memory", notes: &results.notes)
             guard !photos.isEmpty else { throw ValidationErrorMessage("the daemon made no thumbnail of any photo; see \(logs)") }
             if let disk {
                 var copy = photos
                 say("warming \(disk.process.name): \(copy.count) thumbnails")
-                _ = try Self.warm(disk, photos: &copy, expectTier: "disk", notes: &results.notes)
+                _ = try BenchHotPhotos.warm(disk, photos: &copy, expectTier: "disk", notes: &results.notes)
                 hotSet.sameBytesFromBothDaemons = photos.allSatisfy { photo in copy.first { $0.name == photo.name }?.bytes == photo.bytes }
                 for photo in photos where copy.first(where: { $0.name == photo.name })?.bytes != photo.bytes {
                     results.notes.append("the disk daemon's thumbnail of \(photo.name) differs from the memory daemon's")
@@ -139,84 +125,11 @@ struct BenchServeRunner: BenchHitRunning {
         return results
     }
 
-    static var buildKind: String {
-        #if DEBUG
-        "debug"
-        #else
-        "release"
-        #endif
-    }
-
-    static func fileExtension(_ contentType: String) -> String {
-        if contentType.contains("png") { return "png" }
-        if contentType.contains("webp") { return "webp" }
-        return "jpg"
-    }
-
-    /// The photos of `corpus` (JPEG, PNG, WebP; not recursive), by name, not yet addressed.
-    static func corpusPhotos(in corpus: String) throws -> [Photo] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: corpus).sorted()
-        return names.compactMap { name -> Photo? in
-            let ext = (name as NSString).pathExtension.lowercased()
-            guard ["jpg", "jpeg", "png", "webp"].contains(ext) else { return nil }
-            let file = (corpus as NSString).appendingPathComponent(name)
-            var megapixels = 0.0
-            if let bytes = try? InputFile.read(file), let info = try? ImageCodecs.readInfo(bytes) {
-                megapixels = Double(info.width) * Double(info.height) / 1e6
-            }
-            return Photo(name: name, megapixels: megapixels, originURL: "", hotPath: "")
-        }
-    }
-
-    /// Each photo's URL on the origin at `originPort`, and its hot thumbnail's path on a daemon.
-    static func address(_ photos: inout [Photo], originPort: Int, size: Int) {
-        for index in photos.indices {
-            let name = photos[index].name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photos[index].name
-            photos[index].originURL = "http://127.0.0.1:\(originPort)/\(name)"
-            photos[index].hotPath = "/v1/thumbnail?url=\(BenchHTTP.queryEscape(photos[index].originURL))&size=\(size)"
-        }
-    }
-
-    // MARK: - Warming
-
-    /// Asks `daemon` for every hot URL twice: the first makes it, the second must be a hit from
-    /// `expectTier` with the same bytes. Photos the daemon refuses are dropped (and noted).
-    static func warm(_ daemon: BenchServer, photos: inout [Photo], expectTier: String,
-                     notes: inout [String]) throws -> BenchServeResults.HotSet {
-        var kept: [Photo] = []
-        for var photo in photos {
-            let first = try BenchHTTP.get(port: daemon.port, path: photo.hotPath, timeout: 120)
-            guard first.status == 200 else {
-                notes.append("\(daemon.process.name) refused \(photo.name): status \(first.status) \(first.text.prefix(200)); left out")
-                continue
-            }
-            let second = try BenchHTTP.get(port: daemon.port, path: photo.hotPath)
-            let tier = second.headers["x-cache"] ?? "?"
-            if second.body != first.body {
-                notes.append("\(daemon.process.name): the hit of \(photo.name) differs from the miss")
-            }
-            if tier != expectTier {
-                notes.append("\(daemon.process.name): the second request for \(photo.name) came from '\(tier)', expected '\(expectTier)'")
-            }
-            photo.bytes = first.body
-            photo.contentType = first.headers["content-type"] ?? "?"
-            photo.etag = second.headers["etag"] ?? ""
-            kept.append(photo)
-        }
-        photos = kept
-        let sizes = kept.map(\.bytes.count)
-        var types: [String: Int] = [:]
-        for photo in kept { types[photo.contentType, default: 0] += 1 }
-        return BenchServeResults.HotSet(urls: kept.count, bytesMin: sizes.min() ?? 0,
-                                        bytesMean: sizes.isEmpty ? 0 : sizes.reduce(0, +) / sizes.count,
-                                        bytesMax: sizes.max() ?? 0, contentTypes: types, sameBytesFromBothDaemons: nil)
-    }
-
     // MARK: - Hits
 
     private enum Target { case nginx, memory, disk }
 
-    private func hits(nginx: BenchServer?, memory: BenchServer, disk: BenchServer?, photos: [Photo], accessLogs: Bool,
+    private func hits(nginx: BenchServer?, memory: BenchServer, disk: BenchServer?, photos: [BenchPhoto], accessLogs: Bool,
                       mode: BenchServeResults.RequestMode, notes: inout [String]) throws -> BenchServeResults.Hits {
         var targets: [(Target, BenchServer, String)] = []
         // One hot thumbnail (wrk's cheapest load) or the 32-URL rotation (a Lua call per request).
@@ -275,7 +188,7 @@ struct BenchServeRunner: BenchHitRunning {
                         notes.append("\(name): \(other) answers did not come from the \(expected) tier")
                     }
                 }
-                if cpu.othersCores > Self.noisyCores {
+                if cpu.othersCores > BenchCPUUsage.noteworthyOthersCores {
                     notes.append("\(name): other processes used \(cpu.othersSummary) cores meanwhile; the figure is disturbed")
                 }
                 if result.socketErrors + result.statusErrors > 0 {
@@ -284,10 +197,10 @@ struct BenchServeRunner: BenchHitRunning {
                 runs[target, default: []].append(Run(result: result, cpu: cpu, answeredBy: answered))
             }
         }
-        func series(_ target: Target, _ name: String) -> BenchServeResults.Series? {
+        func series(_ target: Target, _ name: String) -> BenchSeries? {
             guard let list = runs[target], !list.isEmpty else { return nil }
             let median = list.sorted { $0.result.requestsPerSecond < $1.result.requestsPerSecond }[(list.count - 1) / 2]
-            return BenchServeResults.Series(name: name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
+            return BenchSeries(name: name, runs: list.map(\.result), median: median.result, cpu: median.cpu,
                                             answeredBy: median.answeredBy, cores: cores)
         }
         var hits = BenchServeResults.Hits(accessLogs: accessLogs, requests: mode, runs: BenchHitRuns(options.hits),
@@ -298,9 +211,6 @@ struct BenchServeRunner: BenchHitRunning {
         }
         return hits
     }
-
-    /// Other processes using more than this (cores) during a measured run make it worth a note.
-    static let noisyCores = 0.1
 
     // MARK: - Targets
 

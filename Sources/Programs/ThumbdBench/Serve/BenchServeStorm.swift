@@ -9,12 +9,12 @@ import Foundation
 /// new thumbnails keep every core busy.
 extension BenchServeRunner {
     /// `/v1/thumbnail?url=…&` for each photo of 2 MP or more (all photos when none is that large).
-    func stormPrefixes(_ photos: [Photo]) -> [String] {
+    func stormPrefixes(_ photos: [BenchPhoto]) -> [String] {
         let large = photos.filter { $0.megapixels >= 2 }
         return (large.isEmpty ? photos : large).map { "/v1/thumbnail?url=\(BenchHTTP.queryEscape($0.originURL))&" }
     }
 
-    func storm(_ daemon: BenchServer, photos: [Photo], notes: inout [String]) throws -> BenchServeResults.Storm {
+    func storm(_ daemon: BenchServer, photos: [BenchPhoto], notes: inout [String]) throws -> BenchServeResults.Storm {
         let hotScript = BenchWrk.rotatingScript(paths: photos.map(\.hotPath), delayMs: options.hotDelayMs)
         let seconds = options.hits.duration
         say("storm: hot URLs alone, wrk -t1 -c\(options.hotConnections) pausing \(options.hotDelayMs) ms before each request, \(seconds) s")
@@ -66,7 +66,7 @@ extension BenchServeRunner {
         if (stormResult?.statusErrors ?? 0) > 0 {
             notes.append("storm: \(stormResult?.statusErrors ?? 0) misses were answered with an error status (see \(logs)/thumbd-memory.log)")
         }
-        if cpu.othersCores > Self.noisyCores {
+        if cpu.othersCores > BenchCPUUsage.noteworthyOthersCores {
             notes.append("storm: other processes used \(cpu.othersSummary) cores meanwhile; the figures are disturbed")
         }
         waitForIdle(daemon)

@@ -37,12 +37,12 @@ struct BenchSoakRunner {
 
     func run() throws -> BenchSoakResults {
         let executable = try ThumbdExecutable.required()
-        var photos = try BenchServeRunner.corpusPhotos(in: options.corpus)
+        var photos = try BenchHotPhotos.corpus(in: options.corpus)
         guard !photos.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(options.corpus)") }
         let chart = options.chart
         let csv = ((chart as NSString).deletingPathExtension as NSString).appendingPathExtension("csv") ?? chart + ".csv"
         var results = BenchSoakResults(
-            cores: ProcessInfo.processInfo.activeProcessorCount, build: BenchServeRunner.buildKind, thumbd: executable,
+            cores: ProcessInfo.processInfo.activeProcessorCount, build: BenchBuild.kind, thumbd: executable,
             photos: photos.count, minutes: options.minutes, sampleSeconds: options.sampleSeconds,
             limits: .init(memoryMiB: options.memoryMiB, memoryEntries: options.memoryEntries, diskMiB: options.diskMiB,
                           originalsMiB: options.originalsMiB),
@@ -55,7 +55,7 @@ struct BenchSoakRunner {
         say("origin: python3 -m http.server over \(options.corpus) (\(photos.count) photos)")
         let origin = try BenchOrigin.start(python: try BenchHitSetUp.python(), directory: options.corpus, logs: logs)
         defer { _ = origin.process.stop(SIGTERM, grace: 5) }
-        BenchServeRunner.address(&photos, originPort: origin.port, size: options.size)
+        BenchHotPhotos.address(&photos, originPort: origin.port, size: options.size)
 
         say("daemon: " + daemonSettings.filter { $0.key != "THUMBD_ADMIN_TOKEN" }.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value)" }.joined(separator: " "))
@@ -64,7 +64,7 @@ struct BenchSoakRunner {
         var daemonStopped = false
         defer { if !daemonStopped { _ = daemon.process.stop(SIGKILL, grace: 5) } }
         say("warming the hot set: \(photos.count) thumbnails")
-        _ = try BenchServeRunner.warm(daemon, photos: &photos, expectTier: "memory", notes: &results.notes)
+        try BenchHotPhotos.warm(daemon, photos: &photos, expectTier: "memory", notes: &results.notes)
         guard !photos.isEmpty else { throw ValidationErrorMessage("the daemon made no thumbnail of any photo; see \(logs)") }
 
         let plan = BenchSoakLoad.Plan(port: daemon.port, hotPaths: photos.map(\.hotPath), hotETags: photos.map(\.etag),
@@ -110,7 +110,7 @@ struct BenchSoakRunner {
         }
         daemonStopped = true
         let others = results.samples.compactMap(\.othersCores)
-        if let mean = others.isEmpty ? nil : others.reduce(0, +) / Double(others.count), mean > BenchServeRunner.noisyCores {
+        if let mean = others.isEmpty ? nil : others.reduce(0, +) / Double(others.count), mean > BenchCPUUsage.noteworthyOthersCores {
             results.notes.append("other processes used \(TextTable.fixed(mean, 2)) cores on average (others_cores in the CSV): "
                                  + "the latency figures are disturbed; measure on a quiet machine")
         }
