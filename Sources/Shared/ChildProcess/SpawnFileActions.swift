@@ -32,8 +32,7 @@ final class SpawnFileActions {
         }
         // A C library without closefrom for spawn: what is open now (a descriptor opened after
         // this listing can still leak, and one closed since is ignored by posix_spawn).
-        let open = (try? openDescriptors()) ?? []
-        for descriptor in open where descriptor > 2 { posix_spawn_file_actions_addclose(&raw, descriptor) }
+        for descriptor in openDescriptors() where descriptor > 2 { posix_spawn_file_actions_addclose(&raw, descriptor) }
     }
 
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
@@ -45,7 +44,7 @@ final class SpawnFileActions {
         return unsafeBitCast(symbol, to: CloseFrom.self)
     }()
 
-    private func openDescriptors() throws -> [Int32] {
+    private func openDescriptors() -> [Int32] {
         guard let folder = opendir("/proc/self/fd") else { return [] }
         defer { closedir(folder) }
         var found: [Int32] = []
