@@ -99,7 +99,13 @@ public final class S3TestServer: Sendable {
     public func freeze() { _ = Glibc.kill(process.pid, SIGSTOP) }
     public func thaw() { _ = Glibc.kill(process.pid, SIGCONT) }
 
-    public func makeBucket(_ name: String) throws { try checked(["mkbucket", name]) }
+    /// Makes a bucket and writes one object into it (`thumbd-test-probe`, outside any prefix a test
+    /// counts). SeaweedFS keeps each bucket in a collection of its own and grows that collection's
+    /// volumes at its first write: done here, a test's first writes do not also pay for it.
+    public func makeBucket(_ name: String) throws {
+        try checked(["mkbucket", name])
+        try put(bucket: name, key: "thumbd-test-probe", bytes: Array("probe".utf8), contentType: "text/plain")
+    }
 
     public func put(bucket: String, key: String, bytes: [UInt8], contentType: String = "image/jpeg") throws {
         let file = folder.appendingPathComponent("upload-\(UUID().uuidString)")
