@@ -15,7 +15,7 @@ struct CPUPoolTests {
         var tasks: [Task<Void, any Error>] = []
         for (number, (name, priority)) in [("p1", WorkPriority.prefetch), ("i1", .interactive), ("p2", .prefetch), ("i2", .interactive)].enumerated() {
             tasks.append(Task { try await pool.run(priority: PriorityCell(priority)) { order.update { $0.append(name) } } })
-            try await waitUntil { pool.queued == number + 1 }
+            try await Self.until { pool.queued == number + 1 }
         }
         #expect(pool.queued == 4)
         gate.signal()
@@ -32,10 +32,10 @@ struct CPUPoolTests {
         let order = Recorder<[String]>([])
         let blocker = try await Self.occupy(pool, until: gate)
         let first = Task { try await pool.run(priority: PriorityCell(.prefetch)) { order.update { $0.append("first") } } }
-        try await waitUntil { pool.queued == 1 }
+        try await Self.until { pool.queued == 1 }
         let cell = PriorityCell(.prefetch)
         let second = Task { try await pool.run(priority: cell) { order.update { $0.append("second") } } }
-        try await waitUntil { pool.queued == 2 }
+        try await Self.until { pool.queued == 2 }
         cell.raise(to: .interactive)
         gate.signal()
         _ = try await (blocker.value, first.value, second.value)
@@ -50,7 +50,7 @@ struct CPUPoolTests {
         let ran = Recorder(false)
         let blocker = try await Self.occupy(pool, until: gate)
         let queued = Task { try await pool.run(priority: PriorityCell(.interactive)) { ran.update { $0 = true } } }
-        try await waitUntil { pool.queued == 1 }
+        try await Self.until { pool.queued == 1 }
         queued.cancel()
         await #expect(throws: CancellationError.self) { try await queued.value }
         #expect(pool.queued == 0)
@@ -67,8 +67,20 @@ struct CPUPoolTests {
     static func occupy(_ pool: CPUPool, until gate: DispatchSemaphore) async throws -> Task<Void, any Error> {
         let started = Recorder(false)
         let blocker = Task { try await pool.run(priority: PriorityCell(.interactive)) { started.update { $0 = true }; gate.wait() } }
-        try await waitUntil { started.value }
+        try await until { started.value }
         return blocker
+    }
+
+    /// Polls `condition` (every millisecond, for up to 10 s): the tests wait for the state they need, never for a time.
+    static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the state waited for did not come in 10 s", sourceLocation: sourceLocation)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     @Test("Work runs on the pool's threads, at the lower priority")

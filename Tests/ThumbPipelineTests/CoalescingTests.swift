@@ -48,7 +48,7 @@ struct CoalescingTests {
         let leaving = Task { try await daemon.get(path) }
         let staying = Task { try await daemon.get(path) }
         #expect(await origin.waitForRequests("/shared.jpg", count: 1, timeout: .seconds(20)))
-        try await Self.waitUntil(daemon, "thumbd_coalesced_waiters_total", reaches: 1)
+        try await Self.waitUntilJoined(daemon, waiters: 1)
         leaving.cancel()
         let reply = try await staying.value
         #expect(reply.status == 200)
@@ -116,7 +116,7 @@ struct CoalescingTests {
         let leaving = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=64")) }
         let staying = Task { try await daemon.get(daemon.thumbnailPath(kept, "size=128")) }
         #expect(await origin.waitForRequests("/kept.jpg", count: 1, timeout: .seconds(20)))
-        try await Self.waitUntil(daemon, "thumbd_shared_downloads_total", reaches: 1)
+        try await Self.waitUntilSharing(daemon, downloads: 1)
         leaving.cancel()
         let reply = try await staying.value
         #expect(reply.status == 200)
@@ -127,7 +127,7 @@ struct CoalescingTests {
         let first = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=64")) }
         let second = Task { try await daemon.get(daemon.thumbnailPath(dropped, "size=128")) }
         #expect(await origin.waitForRequests("/dropped.jpg", count: 1, timeout: .seconds(20)))
-        try await Self.waitUntil(daemon, "thumbd_shared_downloads_total", reaches: 2)
+        try await Self.waitUntilSharing(daemon, downloads: 2)
         first.cancel()
         second.cancel()
         #expect(await origin.waitForEarlyClose("/dropped.jpg", timeout: .seconds(20)), "nobody waits: the download closes")
@@ -137,11 +137,18 @@ struct CoalescingTests {
         try await origin.shutdown()
     }
 
-    /// Until the counter `metric` reaches `count`: the state the cancellation in these tests needs
-    /// (`thumbd_coalesced_waiters_total`: requests that joined a job another started;
-    /// `thumbd_shared_downloads_total`: jobs that joined another size's download), waited for instead of a time.
-    static func waitUntil(_ daemon: TestDaemon, _ metric: String, reaches count: Double) async throws {
-        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(5)) { ($0[metric] ?? 0) >= count }
-        #expect((metrics[metric] ?? 0) >= count, "\(metric) is \(metrics[metric] ?? 0)")
+    /// Until `waiters` requests have joined a thumbnail job another request started: the state the
+    /// cancellation below needs, waited for instead of a time.
+    static func waitUntilJoined(_ daemon: TestDaemon, waiters: Double) async throws {
+        let name = "thumbd_coalesced_waiters_total"
+        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(5)) { ($0[name] ?? 0) >= waiters }
+        #expect((metrics[name] ?? 0) >= waiters, "\(name) is \(metrics[name] ?? 0)")
+    }
+
+    /// Until `downloads` jobs have joined the download of an original another size started.
+    static func waitUntilSharing(_ daemon: TestDaemon, downloads: Double) async throws {
+        let name = "thumbd_shared_downloads_total"
+        let metrics = try await daemon.metrics(within: .seconds(10), interval: .milliseconds(5)) { ($0[name] ?? 0) >= downloads }
+        #expect((metrics[name] ?? 0) >= downloads, "\(name) is \(metrics[name] ?? 0)")
     }
 }

@@ -89,15 +89,24 @@ struct DownloaderTests {
         // Both wait in line before the slot frees, whatever the machine's load: the order is then
         // the line's alone.
         let prefetch = Task { try await downloader.download(origin.url("/prefetch.jpg"), priority: PriorityCell(.prefetch)) }
-        try await waitUntil { downloader.slots.waiting == 1 }
+        try await Self.waitUntil { downloader.slots.waiting == 1 }
         let interactive = Task { try await downloader.download(origin.url("/interactive.jpg"), priority: PriorityCell(.interactive)) }
-        try await waitUntil { downloader.slots.waiting == 2 }
+        try await Self.waitUntil { downloader.slots.waiting == 2 }
         #expect(origin.allRequests.count == 1, "the slot freed before both were in line; the test needs a longer hold")
         _ = try await (hold.value, prefetch.value, interactive.value)
         let order = origin.allRequests.map(\.path)
         #expect(order == ["/hold.jpg", "/interactive.jpg", "/prefetch.jpg"])
         await downloader.shutdown()
         try await origin.shutdown()
+    }
+
+    /// Polls `condition` every 5 ms for up to 10 s.
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the condition did not come true within 10 s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test("A download waiting for a slot leaves the line when cancelled")
