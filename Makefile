@@ -13,7 +13,7 @@ ARGS        ?= serve
 CORPORA     ?= ../shared/corpora
 
 # Needed to build and run: the codecs' -dev packages and pkg-config to find them.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev libheif-dev libgif-dev libtiff-dev libjxl-dev
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libsqlite3-dev liblcms2-dev libavif-dev libheif-dev libgif-dev libtiff-dev libjxl-dev libssl-dev
 # The benchmark's peers (optional; `make bench` installs them). nginx and wrk: `make bench-serve`.
 # gnuplot-nox draws `make bench-soak`'s chart (without it the soak still writes its summary and CSV).
 BENCH_PACKAGES := libvips-tools libjpeg-turbo-progs nginx wrk gnuplot-nox

@@ -25,7 +25,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -71,6 +70,10 @@ let package = Package(
         .target(name: "CMallocTuning", path: "Sources/C/CMallocTuning"),
         .target(name: "CFileSync", path: "Sources/C/CFileSync"),
         .target(name: "CBackgroundIO", path: "Sources/C/CBackgroundIO"),
+        // SHA-256 and HMAC-SHA256 from the system's libcrypto (libssl-dev), not a copy of BoringSSL
+        // compiled into every build; Digests is their Swift face.
+        .target(name: "CDigest", path: "Sources/C/CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "Digests", dependencies: ["CDigest"], path: "Sources/Shared/Digests"),
         .target(name: "ServiceNotify", dependencies: ["CSystemdNotify"], path: "Sources/Server/ServiceNotify"),
         // The version, and the commit and date of the build, which BuildInfoPlugin rewrites when HEAD or a source changes.
         .target(name: "BuildInfo", path: "Sources/Shared/BuildInfo", plugins: ["BuildInfoPlugin"]),
@@ -119,7 +122,7 @@ let package = Package(
                 "ByteUnits",
                 "CFileSync",
                 "CBackgroundIO",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/Cache/ThumbCache"
@@ -146,7 +149,7 @@ let package = Package(
         .target(name: "NetworkGuard", path: "Sources/Pipeline/NetworkGuard"),
         // S3 object addresses, endpoints, credentials and AWS Signature Version 4: nothing of HTTP
         // clients, so the downloader and the shared tier sign with the same code.
-        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Sources/Pipeline/ObjectStorage"),
+        .target(name: "ObjectStorage", dependencies: ["Digests"], path: "Sources/Pipeline/ObjectStorage"),
         // Guarded downloads, one coalesced cancellable job per (URL, variant), the bounded CPU pool.
         .target(
             name: "ThumbPipeline",
@@ -189,7 +192,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Digests",
             ],
             path: "Sources/Server/ThumbServer",
             // The cache inspector's page, compiled in: one binary, nothing to install beside it.
@@ -264,7 +267,7 @@ let package = Package(
         ),
         .executableTarget(name: "thumbd-fuzz", dependencies: ["ThumbdFuzzTargets"], path: "Fuzz/Sources/thumbd-fuzz"),
 
-        .target(name: "TestSupport", dependencies: ["ChildProcess", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache", "CropScenes"], path: "Tests/TestSupport",
+        .target(name: "TestSupport", dependencies: ["ChildProcess", "Digests", "ImageCore", "ImageCodecs", "ImageOps", "ThumbCache", "CropScenes"], path: "Tests/TestSupport",
                 exclude: ["Scripts"],
                 swiftSettings: optimisedInDebug),
         // Writes cache entries until the crash tests SIGKILL it; built with them, found beside the test binary.
@@ -275,6 +278,7 @@ let package = Package(
         .testTarget(name: "ThumbCacheTests", dependencies: ["TestSupport", "ThumbCache", "ChildProcess", "thumbd-cache-crash-writer"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
+        .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport", "ChildProcess"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),

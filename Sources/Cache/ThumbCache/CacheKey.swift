@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 
 /// Which rendition of an image an entry holds. Plain values, so the cache knows nothing of codecs:
 /// the pipeline fills them from its own request types.
@@ -156,15 +156,14 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public let digest: String
     /// The SHA-256 as four words, so hashing a key is one word instead of five strings, and the
     /// memory tier can compare keys without following any string's storage.
-    let digestBits: DigestBits
+    let digestBits: SHA256Digest
 
     public init(url: NormalizedURL, variant: CacheVariant) {
         self.url = url
         self.variant = variant
-        let material = Array("\(url.value)\n\(variant.description)".utf8)
-        let hash = SHA256.hash(data: material)
-        self.digest = Self.hexString(hash)
-        self.digestBits = hash.withUnsafeBytes { DigestBits($0) }
+        let hash = SHA256Digest(of: "\(url.value)\n\(variant.description)")
+        self.digest = hash.hex
+        self.digestBits = hash
     }
 
     /// Equal keys have equal digests, so hashing part of the digest agrees with `==`.
@@ -183,35 +182,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(url.value) [\(variant)]" }
-
-    /// Lower-case hex in one buffer: this runs for every request's key.
-    private static func hexString(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 }
 
-/// A SHA-256 held inline as four big-endian words (`w0` is the first eight bytes of the digest).
-struct DigestBits: Hashable, Sendable {
-    var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
-
-    init(_ bytes: UnsafeRawBufferPointer) {
-        precondition(bytes.count >= 32)
-        func word(_ i: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)) }
-        (w0, w1, w2, w3) = (word(0), word(1), word(2), word(3))
-    }
-
-    /// The digest's bits are already uniform: one word is enough to feed a hasher.
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(w0)
-    }
-}
 
 public struct CacheKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String

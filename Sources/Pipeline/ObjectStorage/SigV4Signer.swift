@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 
 /// AWS Signature Version 4 for S3 requests (HMAC-SHA256), in the header form and the query form
@@ -52,16 +52,15 @@ public struct SigV4Signer: Sendable {
     func scope(_ stamp: AmzDate) -> String { "\(stamp.day)/\(region)/\(service)/aws4_request" }
 
     func stringToSign(_ canonical: CanonicalRequest, stamp: AmzDate) -> String {
-        ["AWS4-HMAC-SHA256", stamp.full, scope(stamp), SHA256.hex(Data(canonical.text.utf8))].joined(separator: "\n")
+        ["AWS4-HMAC-SHA256", stamp.full, scope(stamp), SHA256Digest(of: canonical.text).hex].joined(separator: "\n")
     }
 
     func sign(_ canonical: CanonicalRequest, stamp: AmzDate) -> String {
-        var key = SymmetricKey(data: Data(("AWS4" + credentials.secretAccessKey).utf8))
+        var key = Array(("AWS4" + credentials.secretAccessKey).utf8)
         for part in [stamp.day, region, service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = HMACSHA256.code(for: part, key: key)
         }
-        let signature = HMAC<SHA256>.authenticationCode(for: Data(stringToSign(canonical, stamp: stamp).utf8), using: key)
-        return Data(signature).hexText
+        return HexText.lowercase(HMACSHA256.code(for: stringToSign(canonical, stamp: stamp), key: key))
     }
 }
 
@@ -123,14 +122,6 @@ struct AmzDate {
         day = String(c.year ?? 1970).leftPadded(to: 4) + two(c.month) + two(c.day)
         full = day + "T" + two(c.hour) + two(c.minute) + two(c.second) + "Z"
     }
-}
-
-extension SHA256 {
-    static func hex(_ data: some DataProtocol) -> String { Data(SHA256.hash(data: data)).hexText }
-}
-
-extension Data {
-    var hexText: String { map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
 }
 
 extension String {

@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// Where everything lives inside a cache directory:
@@ -42,8 +43,8 @@ package struct DiskLayout: Sendable {
         objectsPrefix.withUnsafeBufferPointer { head in
             String(unsafeUninitializedCapacity: head.count + 3 + 64) { buffer in
                 _ = buffer.initialize(fromContentsOf: head)
-                buffer[head.count] = Hash256.hexDigit(id.w0 >> 60)
-                buffer[head.count + 1] = Hash256.hexDigit(id.w0 >> 56)
+                buffer[head.count] = SHA256Digest.hexDigit(id.w0 >> 60)
+                buffer[head.count + 1] = SHA256Digest.hexDigit(id.w0 >> 56)
                 buffer[head.count + 2] = UInt8(ascii: "/")
                 id.writeHex(into: buffer, at: head.count + 3)
                 return head.count + 3 + 64

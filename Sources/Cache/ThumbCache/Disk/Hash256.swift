@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 
 /// A SHA-256 value held as four words: an entry's name (the key's digest) or a file's checksum.
 /// Hashing and comparing it costs no allocation, so the in-memory map of 100,000 entries stays
@@ -56,46 +56,29 @@ public struct Hash256: Hashable, Sendable, CustomStringConvertible {
         return UInt32(truncatingIfNeeded: v)
     }
 
-    init(digest: SHA256.Digest) {
-        var words: [UInt64] = [0, 0, 0, 0]
-        digest.withUnsafeBytes { raw in
-            for (i, byte) in raw.enumerated() where i < 32 { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
-        }
-        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    init(digest: SHA256Digest) {
+        (w0, w1, w2, w3) = (digest.w0, digest.w1, digest.w2, digest.w3)
     }
 
     /// The SHA-256 of `bytes`.
     public static func of(_ bytes: [UInt8]) -> Hash256 {
-        bytes.withUnsafeBytes { Hash256(digest: SHA256.hash(data: $0)) }
+        Hash256(digest: SHA256Digest(of: bytes))
     }
 
+    private var digest: SHA256Digest { SHA256Digest(w0: w0, w1: w1, w2: w2, w3: w3) }
+
     /// Lower-case hex, the form used in file names, the index and the sidecars.
-    public var hex: String {
-        String(unsafeUninitializedCapacity: 64) { buffer in
-            writeHex(into: buffer, at: 0)
-            return 64
-        }
-    }
+    public var hex: String { digest.hex }
 
     /// Writes the 64 hex digits at `offset` (a hit builds its file's path in one allocation).
     func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
-        for (w, word) in [w0, w1, w2, w3].enumerated() {
-            for i in 0..<16 {
-                buffer[offset + w * 16 + i] = Self.hexDigit(word >> UInt64(60 - 4 * i))
-            }
-        }
-    }
-
-    /// The ASCII hex digit of the low four bits.
-    static func hexDigit(_ value: UInt64) -> UInt8 {
-        let nibble = UInt8(truncatingIfNeeded: value) & 0xF
-        return nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+        digest.writeHex(into: buffer, at: offset)
     }
 
     /// The fan-out folder: the first two hex digits.
     var fanout: String {
         String(unsafeUninitializedCapacity: 2) { buffer in
-            (buffer[0], buffer[1]) = (Self.hexDigit(w0 >> 60), Self.hexDigit(w0 >> 56))
+            (buffer[0], buffer[1]) = (SHA256Digest.hexDigit(w0 >> 60), SHA256Digest.hexDigit(w0 >> 56))
             return 2
         }
     }

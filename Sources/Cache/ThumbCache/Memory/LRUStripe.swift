@@ -1,3 +1,5 @@
+import Digests
+
 /// A slot's place on the list: slot numbers, -1 for none. A free slot's `next` chains the free list.
 /// Beside them, the entry's hits since the last `drainHits`: a hit writes this line anyway.
 struct LRULink: Sendable {
@@ -54,7 +56,7 @@ struct LRUStripe: Sendable {
 
     let maxBytes: Int
     let maxEntries: Int
-    private var index: [DigestBits: Int32] = [:]
+    private var index: [SHA256Digest: Int32] = [:]
     private var links: [LRULink] = []
     private var values: [[UInt8]] = []
     private var keys: [CacheKey?] = []
@@ -70,11 +72,11 @@ struct LRUStripe: Sendable {
         self.maxEntries = maxEntries
     }
 
-    func contains(_ digest: DigestBits) -> Bool {
+    func contains(_ digest: SHA256Digest) -> Bool {
         index[digest] != nil
     }
 
-    mutating func get(_ digest: DigestBits) -> [UInt8]? {
+    mutating func get(_ digest: SHA256Digest) -> [UInt8]? {
         guard let slot = index[digest] else {
             counters.misses &+= 1
             return nil
@@ -139,7 +141,7 @@ struct LRUStripe: Sendable {
         return dropped
     }
 
-    mutating func remove(_ digest: DigestBits) -> DroppedEntries {
+    mutating func remove(_ digest: SHA256Digest) -> DroppedEntries {
         var dropped = DroppedEntries()
         if let slot = index.removeValue(forKey: digest) {
             dropped.add(release(slot))
@@ -183,7 +185,7 @@ struct LRUStripe: Sendable {
 
     /// The storage `clear` takes out, to be freed after the lock is open.
     struct Cleared: Sendable {
-        var index: [DigestBits: Int32]
+        var index: [SHA256Digest: Int32]
         var values: [[UInt8]]
         var keys: [CacheKey?]
     }

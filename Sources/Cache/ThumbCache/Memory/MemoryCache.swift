@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 
 /// The memory tier's budget. Both limits count the whole cache; `MemoryCache` splits them evenly
@@ -251,7 +252,7 @@ public final class MemoryCache: @unchecked Sendable {
     public static let scanChunk = 1024
 
     @inline(__always)
-    private func stripeIndex(for digest: DigestBits) -> Int {
+    private func stripeIndex(for digest: SHA256Digest) -> Int {
         // Bits of the digest's second word pick the stripe; the dictionary inside hashes the first
         // word through the seeded Hasher, so the two choices do not correlate.
         Int(truncatingIfNeeded: digest.w1) & mask

@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 import Hummingbird
 
@@ -15,9 +15,9 @@ struct AdminGuard: Sendable {
             throw Problem(.unauthorized, code: "unauthorized", detail: "this route needs Authorization: Bearer <admin token>")
         }
         // Compare digests so the comparison's time says nothing about the token.
-        let given = SHA256.hash(data: Data(header.dropFirst("Bearer ".count).utf8))
-        let expected = SHA256.hash(data: Data(token.utf8))
-        guard given == expected else {
+        let given = SHA256Digest(of: String(header.dropFirst("Bearer ".count)))
+        let expected = SHA256Digest(of: token)
+        guard given.matchesInConstantTime(expected) else {
             throw Problem(.unauthorized, code: "unauthorized", detail: "the admin token does not match")
         }
     }

@@ -1,4 +1,4 @@
-import Crypto
+import Digests
 import Foundation
 import ThumbFleet
 
@@ -21,7 +21,7 @@ public struct URLSigner: Sendable {
     }
 
     public func signature(for parameters: [(String, String)]) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(Self.canonicalQuery(parameters).utf8), using: SymmetricKey(data: key))
+        let mac = HMACSHA256.code(for: Self.canonicalQuery(parameters), key: key)
         return Data(mac).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
