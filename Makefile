@@ -51,12 +51,19 @@ run: deps
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
-# Every product, for the benchmarks: thumbd-bench and the thumbd beside it that it runs. With the
-# dynamic runtime: thumbd-bench builds on the tests' fixtures (TestSupport), which import
-# swift-testing, and the static runtime has none to link. (It shares .build/release with `make run`,
-# so going from one to the other rebuilds.)
+# The benchmarks are a package of their own (Benchmarks/), built into this package's build folder:
+# they reuse the modules thumbd's build compiled, and thumbd-bench sits beside the thumbd it runs.
+BENCH_PACKAGE := --package-path Benchmarks --scratch-path $(CURDIR)/.build
+# The benchmarks' test binary, run directly where it runs beside thumbd's own tests: two `swift test`
+# on one build folder would wait for each other's lock.
+BENCH_TESTS := NO_COLOR=1 .build/debug/thumbd-benchmarksPackageTests.xctest --testing-library swift-testing
+
+# For the benchmarks: thumbd and thumbd-bench beside it. With the dynamic runtime: thumbd-bench
+# builds on the tests' fixtures (TestSupport), which import swift-testing, and the static runtime has
+# none to link. (It shares .build/release with `make run`, so going from one to the other rebuilds.)
 release: deps
-	$(SWIFT) build -c release $(BUILD_FLAGS)
+	$(SWIFT) build -c release --product thumbd $(BUILD_FLAGS)
+	$(SWIFT) build $(BENCH_PACKAGE) -c release $(BUILD_FLAGS)
 
 # The test targets that talk to a real HTTP origin and daemon on loopback (the server, the pipeline's
 # downloads and jobs, the fleet, `thumbd prefetch` and `thumbd healthcheck`) run in a second pass: they wait on timers
@@ -72,7 +79,7 @@ release: deps
 MAKER_MATRIX_TESTS := ThumbdCLITests.OneMakerMatrixTests
 NETWORK_TESTS := ThumbServerTests|ThumbPipelineTests|ThumbFleetTests|ThumbdCLITests.PrefetchCLITests|ThumbdCLITests.HealthCheckCommandTests|$(MAKER_MATRIX_TESTS)
 CRASH_TESTS := ThumbdBenchTests.CrashRoundTests|ThumbdBenchTests.CacheAtScaleTests
-CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(CRASH_TESTS)|$(MAKER_MATRIX_TESTS)
+CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.InspectorBrowserTests|$(MAKER_MATRIX_TESTS)
 FLEET_TESTS := ThumbFleetTests
 
 # Each step prints how long it took and how busy the cores were (Scripts/timed-step.sh); the last
@@ -81,13 +88,18 @@ FLEET_TESTS := ThumbFleetTests
 # (1,150 s against 1,156 s), and the fuzz targets, fuzzing beside the release build's end, came
 # within 1.6x of their floor of executions.
 TIMED := Scripts/timed-step.sh
+# Runs its commands side by side and fails if any fails: thumbd's tests and the benchmarks' in one pass.
+TOGETHER := Scripts/together.sh
 
 test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps package-deps image-deps
 	@$(TIMED) --installed
 	$(TIMED) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(TIMED) cpu-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)|$(CRASH_TESTS)'
+	$(TIMED) bench-build $(SWIFT) build $(BENCH_PACKAGE) --build-tests $(BUILD_FLAGS)
+	$(TIMED) cpu-pass $(TOGETHER) "$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)'" \
+	  "$(BENCH_TESTS) --skip '$(CRASH_TESTS)'"
 	$(TIMED) network-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(NETWORK_TESTS)' --skip '$(CPU_HEAVY_NETWORK_TESTS)|$(FLEET_TESTS)'
-	$(TIMED) heavy-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'
+	$(TIMED) heavy-pass $(TOGETHER) "$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(CPU_HEAVY_NETWORK_TESTS)'" \
+	  "$(BENCH_TESTS) --filter '$(CRASH_TESTS)'"
 	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
 	$(TIMED) package-test $(MAKE) --no-print-directory package-test
 	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)

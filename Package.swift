@@ -10,9 +10,9 @@ import PackageDescription
 //   Cache/     ThumbCache: keys, memory and disk tiers; nothing of codecs or HTTP
 //   Pipeline/  ThumbVariant, NetworkGuard, ThumbPipeline (downloads, coalescing jobs, CPU pool), UploadPreparation
 //   Server/    ThumbServer (HTTP), ThumbFleet, UploadForms, ServiceNotify
-//   Programs/  thumbd (the CLI), ThumbdConfig (its settings), ThumbdBench (thumbd-bench, a program of its
-//              own, so the shipped binary carries no benchmark and no test code)
-//   Shared/    small helpers both programs use; Measurement/: SSIM and crop scenes for tests and benchmarks
+//   Programs/  thumbd (the CLI) and ThumbdConfig (its settings)
+//   Shared/    small helpers thumbd and the benchmarks use; Measurement/: SSIM and crop scenes for tests and benchmarks
+// The benchmarks (thumbd-bench) are a package of their own, Benchmarks/, built on this one's libraries.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
@@ -20,8 +20,26 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "thumbd", targets: ["thumbd"]),
-        .executable(name: "thumbd-bench", targets: ["ThumbdBench"]),
+        // What the benchmarks (Benchmarks/, a package of their own) build on: the layers they measure
+        // and the tests' fixtures. thumbd's own build compiles no benchmark.
+        .library(name: "ByteUnits", targets: ["ByteUnits"]),
+        .library(name: "ChildProcess", targets: ["ChildProcess"]),
+        .library(name: "ConsoleText", targets: ["ConsoleText"]),
+        .library(name: "CropScenes", targets: ["CropScenes"]),
+        .library(name: "ExitStatus", targets: ["ExitStatus"]),
+        .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+        .library(name: "ImageCore", targets: ["ImageCore"]),
+        .library(name: "ImageOps", targets: ["ImageOps"]),
+        .library(name: "ImageQuality", targets: ["ImageQuality"]),
+        .library(name: "InputFiles", targets: ["InputFiles"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
+        .library(name: "ThumbCache", targets: ["ThumbCache"]),
+        .library(name: "ThumbFleet", targets: ["ThumbFleet"]),
+        .library(name: "ThumbPipeline", targets: ["ThumbPipeline"]),
+        .library(name: "ThumbServer", targets: ["ThumbServer"]),
+        .library(name: "ThumbVariant", targets: ["ThumbVariant"]),
         .library(name: "Thumbnailer", targets: ["Thumbnailer"]),
+        .library(name: "UploadPreparation", targets: ["UploadPreparation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -227,31 +245,6 @@ let package = Package(
             ],
             path: "Sources/Programs/thumbd"
         ),
-        // The benchmarks (`thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash`). They run
-        // the thumbd built beside them as a child; the cache's micro-benchmarks reach ThumbCache's
-        // `package` internals.
-        .executableTarget(
-            name: "ThumbdBench",
-            dependencies: [
-                "Thumbnailer", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "ChildProcess", "ThumbCache",
-                "ThumbPipeline", "ThumbVariant", "ThumbServer", "ThumbFleet", "UploadPreparation", "ByteUnits", "ConsoleText", "InputFiles", "ExitStatus",
-                "CropScenes",
-                // `prepare` builds its phone photos, and `serve` and `fleet` their nginx configurations, with the fixtures the tests use.
-                "TestSupport",
-                // `crash` reads the cache's index with SQLite directly, not through ThumbCache's reading code.
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Sources/Programs/ThumbdBench",
-            // The Python peers and origins it runs, in the binary (BenchScript) so any working directory will do.
-            resources: [
-                .embedInCode("Scripts/thumbor_crop.py"),
-                .embedInCode("Scripts/pillow_thumbnails.py"),
-                .embedInCode("Scripts/prefetch_origin.py"),
-            ]
-        ),
 
         // libFuzzer targets for thumbd's parsers (Fuzz/README.md, `make fuzz`): the targets, safe Swift over
         // bytes, and `thumbd-fuzz`, libFuzzer's entry points when built with `--sanitize=fuzzer` and
@@ -360,8 +353,6 @@ let package = Package(
         .testTarget(name: "ThumbdCLITests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "thumbd", "ChildProcess", "ConsoleText", "ImageCodecs", "ImageCore", "ImageQuality", "ThumbCache", "ThumbServer"]),
         // The inputs the fuzz targets found bugs with (TestImages/fuzz-regressions), run through them again.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ThumbdFuzzTargets", "TestSupport"]),
-        // Runs the built thumbd-bench (which needs thumbd beside it) and tests its figures' arithmetic.
-        .testTarget(name: "ThumbdBenchTests", dependencies: ["TestSupport", "ThumbdBench", "thumbd", "ChildProcess", "ThumbCache"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ThumbCache
+@_spi(CacheFiles) @testable import ThumbCache
 import Testing
 
 /// Evicted files unlinked off the store's path: counted against the budget while they wait,

@@ -30,7 +30,7 @@ enum DocPointers {
     static let root = TestPaths.packageRoot
 
     /// Pages read whole (outside fences), and files whose comments are read.
-    static let scannedFolders = ["docs", "config", "Sources", "Tests", "Fuzz", "Plugins", "packaging"]
+    static let scannedFolders = ["docs", "config", "Sources", "Tests", "Fuzz", "Plugins", "packaging", "Benchmarks"]
     static let scannedRootFiles = ["README.md", "ARCHITECTURE.md", "Package.swift", "Makefile", "Containerfile"]
 
     /// Every file whose pointers must resolve, relative to the root, sorted.

@@ -15,6 +15,17 @@ import TestSupport
         }
     }
 
+    /// The benchmarks are a package of their own (Benchmarks/): thumbd's build compiles none of them.
+    @Test func productPackageNamesNoBenchmarkTarget() throws {
+        let targets = try RepositoryFacts.targetNames()
+        #expect(!targets.isEmpty)
+        for target in targets where target.localizedCaseInsensitiveContains("bench") {
+            Issue.record("Package.swift names the target `\(target)`: benchmarks belong in Benchmarks/Package.swift")
+        }
+        let benchmarks = try RepositoryFacts.text("Benchmarks/Package.swift")
+        #expect(benchmarks.contains("name: \"ThumbdBench\"") && benchmarks.contains("name: \"ThumbdBenchTests\""))
+    }
+
     @Test func readmeListsTheMakefilesBuildPackages() throws {
         let packages = try RepositoryFacts.buildPackages()
         #expect(packages.count >= 10, "BUILD_PACKAGES read as \(packages)")

@@ -14,12 +14,13 @@ import Foundation
 ///   tmp/                  files being written; renamed into objects/ only once complete
 /// ```
 /// `<digest>` is the key's SHA-256 (64 hex digits); `ab` its first two digits.
-package struct DiskLayout: Sendable {
+/// CacheFiles SPI: the cache benchmarks (Benchmarks/, a package of its own) and the crash tests lay out, count and remove files as the cache does.
+@_spi(CacheFiles) public struct DiskLayout: Sendable {
     let root: String
     /// `root/objects/` as bytes, the start of every entry's path.
     private let objectsPrefix: [UInt8]
 
-    package init(directory: URL) {
+    @_spi(CacheFiles) public init(directory: URL) {
         var path = directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         root = path
@@ -28,14 +29,14 @@ package struct DiskLayout: Sendable {
 
     var indexPath: String { root + "/index.sqlite" }
     var lockPath: String { root + "/lock" }
-    package var cleanMarkerPath: String { root + "/clean-shutdown" }
+    @_spi(CacheFiles) public var cleanMarkerPath: String { root + "/clean-shutdown" }
     /// The kernel's boot id when the owner opened the cache: tells a crash of the owner from a
     /// crash of the machine.
-    package var ownerBootPath: String { root + "/owner-boot" }
-    package var objectsPath: String { root + "/objects" }
+    @_spi(CacheFiles) public var ownerBootPath: String { root + "/owner-boot" }
+    @_spi(CacheFiles) public var objectsPath: String { root + "/objects" }
     var tmpPath: String { root + "/tmp" }
 
-    package func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
+    @_spi(CacheFiles) public func fanoutPath(_ fanout: String) -> String { objectsPath + "/" + fanout }
     func relativeDataPath(_ id: Hash256) -> String { "objects/\(id.fanout)/\(id.hex)" }
 
     /// `root/objects/ab/<digest>`, made in one allocation: a disk hit names its file every time.
@@ -53,5 +54,5 @@ package struct DiskLayout: Sendable {
     }
     func sidecarPath(_ id: Hash256) -> String { dataPath(id) + Self.sidecarSuffix }
 
-    package static let sidecarSuffix = ".meta"
+    @_spi(CacheFiles) public static let sidecarSuffix = ".meta"
 }

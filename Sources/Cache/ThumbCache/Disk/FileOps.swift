@@ -9,27 +9,27 @@ private func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 
 private func posixClose(_ fd: Int32) -> Int32 { close(fd) }
 
 /// A failed system call on a path, with errno kept so callers can tell "gone" from "broken".
-package struct FileOpError: Error, Sendable, CustomStringConvertible {
+@_spi(CacheFiles) public struct FileOpError: Error, Sendable, CustomStringConvertible {
     var operation: String
     var path: String
     var code: Int32
 
     var isNotFound: Bool { code == ENOENT }
     var reason: String { String(cString: strerror(code)) }
-    package var description: String { "\(operation) \(path): \(reason)" }
+    @_spi(CacheFiles) public var description: String { "\(operation) \(path): \(reason)" }
 }
 
 /// Plain POSIX file operations: no Foundation on the hot path, and errno preserved.
-package enum FileOps {
-    package struct Status {
-        package var size: Int64
+@_spi(CacheFiles) public enum FileOps {
+    @_spi(CacheFiles) public struct Status {
+        @_spi(CacheFiles) public var size: Int64
         /// Modification time, unix seconds.
         var modified: Double
         var isRegular: Bool
         var isDirectory: Bool
     }
 
-    package static func status(_ path: String) -> Status? {
+    @_spi(CacheFiles) public static func status(_ path: String) -> Status? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Status(info)
@@ -71,7 +71,7 @@ package enum FileOps {
 
     /// Creates `path` (which must not exist), writes `bytes`, and optionally fsyncs before closing.
     /// On any failure the partial file is removed.
-    package static func writeNew(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileOpError) {
+    @_spi(CacheFiles) public static func writeNew(_ path: String, _ bytes: [UInt8], sync: Bool) throws(FileOpError) {
         let failure: FileOpError? = bytes.withUnsafeBytes { raw in
             do throws(FileOpError) { try writeNew(path, raw, sync: sync) } catch { return error }
             return nil
@@ -125,7 +125,7 @@ package enum FileOps {
 
     /// Removes a file; true if it was there. A file already gone is not an error.
     @discardableResult
-    package static func remove(_ path: String) throws(FileOpError) -> Bool {
+    @_spi(CacheFiles) public static func remove(_ path: String) throws(FileOpError) -> Bool {
         if unlink(path) == 0 { return true }
         if errno == ENOENT { return false }
         throw FileOpError(operation: "remove", path: path, code: errno)
@@ -157,7 +157,7 @@ package enum FileOps {
     }
 
     /// The names in a directory (without "." and ".."); a missing directory lists nothing.
-    package static func list(_ path: String) throws(FileOpError) -> [String] {
+    @_spi(CacheFiles) public static func list(_ path: String) throws(FileOpError) -> [String] {
         guard let dir = opendir(path) else {
             if errno == ENOENT { return [] }
             throw FileOpError(operation: "list", path: path, code: errno)
@@ -228,7 +228,7 @@ package enum FileOps {
         readSmallText("/proc/sys/kernel/random/boot_id")
     }
 
-    package static func monotonicSeconds() -> Double {
+    static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

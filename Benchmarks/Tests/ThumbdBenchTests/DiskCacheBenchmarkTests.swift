@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ThumbCache
+@_spi(CacheFiles) import ThumbCache
 @testable import ThumbdBench
 
 /// The disk tier's measurement on a small cache: it runs through every phase on ThumbCache's

@@ -1,5 +1,5 @@
 import Foundation
-import ThumbCache
+@_spi(CacheFiles) import ThumbCache
 
 /// The disk tier's targets, measured in process (for `thumbd-bench cache`) on a cache of
 /// `entries` entries: opening it after a clean close, after a kill and after a machine crash
@@ -70,17 +70,17 @@ enum DiskCacheBenchmark {
             progress("the cache at \(directory.path) holds \(count) entries, not \(entries): filling it again")
             try FileManager.default.removeItem(at: directory)
         }
-        let started = FileOps.monotonicSeconds()
+        let started = BenchStats.now()
         let cache = try DiskCache.open(at: directory, limits: limits, warn: { _ in })
         let step = max(10_000, entries / 20)
         try cache.bulkFill(count: entries, progress: { done in
             if done % step < 20_000 || done == entries {
-                let rate = Double(done) / max(0.001, FileOps.monotonicSeconds() - started)
+                let rate = Double(done) / max(0.001, BenchStats.now() - started)
                 progress("filled \(done) of \(entries) entries (\(Int(rate)) a second)")
             }
         }, make: BenchCacheEntries.make)
         cache.close()
-        return FileOps.monotonicSeconds() - started
+        return BenchStats.now() - started
     }
 
     /// Runs every measurement on the cache at `cacheDir` (filled or reused by `prepare`, and
@@ -93,9 +93,9 @@ enum DiskCacheBenchmark {
         limits.accessFlushInterval = .seconds(3600)
 
         // Open after a clean close, then random lookups.
-        var begin = FileOps.monotonicSeconds()
+        var begin = BenchStats.now()
         var cache = try DiskCache.open(at: cacheDir, limits: limits, warmIndex: true, warn: { _ in })
-        let openMilliseconds = (FileOps.monotonicSeconds() - begin) * 1000
+        let openMilliseconds = (BenchStats.now() - begin) * 1000
         progress("opened \(options.entries) entries in \(String(format: "%.1f", openMilliseconds)) ms")
         // Finding an entry (its index row) apart from reading its file: once the files outgrow the
         // page cache (ten million entries are 40 GB), a read is the disk's latency, not the cache's.
@@ -103,18 +103,18 @@ enum DiskCacheBenchmark {
         indexTimes.reserveCapacity(options.lookups)
         for _ in 0..<options.lookups {
             let k = BenchCacheEntries.key(Int.random(in: 0..<options.entries, using: &random))
-            begin = FileOps.monotonicSeconds()
+            begin = BenchStats.now()
             _ = cache.contains(k)
-            indexTimes.append((FileOps.monotonicSeconds() - begin) * 1e6)
+            indexTimes.append((BenchStats.now() - begin) * 1e6)
         }
         var lookupTimes: [Double] = []
         lookupTimes.reserveCapacity(options.lookups)
         var found = 0
         for _ in 0..<options.lookups {
             let k = BenchCacheEntries.key(Int.random(in: 0..<options.entries, using: &random))
-            begin = FileOps.monotonicSeconds()
+            begin = BenchStats.now()
             let hit = try cache.read(k, .bytes)
-            lookupTimes.append((FileOps.monotonicSeconds() - begin) * 1e6)
+            lookupTimes.append((BenchStats.now() - begin) * 1e6)
             if hit != nil { found += 1 }
         }
         // Earlier timed inserts of a reused cache evicted a few entries: most must be there.
@@ -130,9 +130,9 @@ enum DiskCacheBenchmark {
         let first = options.entries + Int.random(in: 0..<1_000_000_000, using: &random)
         for n in 0..<options.inserts {
             let entry = BenchCacheEntries.make(first + n)
-            begin = FileOps.monotonicSeconds()
+            begin = BenchStats.now()
             try cache.store(entry.key, entry.bytes, validators: entry.validators, contentType: entry.contentType)
-            insertTimes.append((FileOps.monotonicSeconds() - begin) * 1000)
+            insertTimes.append((BenchStats.now() - begin) * 1000)
         }
         precondition(cache.usage.thumbnails.bytes <= total)
         let evictions = cache.activity.evictions - evictionsBefore
@@ -147,11 +147,11 @@ enum DiskCacheBenchmark {
                 _ = try? FileOps.remove(layout.ownerBootPath)
                 try? FileOps.writeNew(layout.ownerBootPath, Array("another-boot".utf8), sync: false)
             }
-            let begin = FileOps.monotonicSeconds()
+            let begin = BenchStats.now()
             let cache = try DiskCache.open(at: cacheDir, limits: limits, repair: .inBackground, warmIndex: true, warn: { _ in })
-            let opened = (FileOps.monotonicSeconds() - begin) * 1000
+            let opened = (BenchStats.now() - begin) * 1000
             cache.waitForRepair()
-            let repaired = FileOps.monotonicSeconds() - begin
+            let repaired = BenchStats.now() - begin
             cache.close()
             return (opened, repaired)
         }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import ThumbCache
+@_spi(CacheFiles) import ThumbCache
 
 /// `thumbd serve` on a big cache, as an operator runs it: how soon it answers after each kind of
 /// stop, how long its background repair takes, and how much memory the cache costs it.

@@ -159,4 +159,4 @@ struct BenchCacheReport: Encodable {
     }
 }
 
-extension FsyncPolicy: ExpressibleByArgument {}
+extension FsyncPolicy: @retroactive ExpressibleByArgument {}
