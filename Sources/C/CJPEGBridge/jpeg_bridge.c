@@ -78,6 +78,11 @@ int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *wi
     return 0;
 }
 
+int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on) {
+    decoder->cinfo.do_block_smoothing = on ? TRUE : FALSE;
+    return 0;
+}
+
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size) {
     if (setjmp(decoder->jump)) return -1;
     struct jpeg_decompress_struct *c = &decoder->cinfo;

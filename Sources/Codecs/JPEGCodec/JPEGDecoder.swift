@@ -33,11 +33,16 @@ enum JPEGDecoder {
         return ImageInfo(format: .jpeg, width: s.width, height: s.height, hasAlpha: false, orientation: s.orientation)
     }
 
-    static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool) throws(ImageError) -> DecodedImage {
+    /// `cuttingScans`: at 1/8, a progressive file is decoded from its DC-scale stream (same pixels,
+    /// a fraction of the entropy decoding); off only to compare the two.
+    static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
+                       cuttingScans: Bool = true) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
+        let eighths = scaleEighths(for: hint)
+        let cut = cuttingScans && eighths == 1 ? s.dcScaleStream(data) : nil
 
-        return try data.withUnsafeBufferPointer { (source) throws(ImageError) -> DecodedImage in
+        return try (cut ?? data).withUnsafeBufferPointer { (source) throws(ImageError) -> DecodedImage in
             guard let decoder = thumbd_jpeg_open(source.baseAddress, source.count, limits.maxDecodeBytes) else {
                 throw .corrupt("JPEG: libjpeg could not start")
             }
@@ -47,9 +52,9 @@ enum JPEGDecoder {
             var header = thumbd_jpeg_header()
             guard thumbd_jpeg_read_header(decoder, &header) == 0 else { throw failure() }
             try limits.check(width: Int(header.width), height: Int(header.height))
+            if cut != nil { _ = thumbd_jpeg_set_block_smoothing(decoder, 0) }
 
             var width: Int32 = 0, height: Int32 = 0
-            let eighths = scaleEighths(for: hint)
             guard thumbd_jpeg_output_size(decoder, Int32(eighths), &width, &height) == 0 else { throw failure() }
             let outputBytes = Int(width) * Int(height) * 4
             let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0

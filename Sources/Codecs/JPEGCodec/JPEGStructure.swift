@@ -14,7 +14,11 @@ import Darwin
 /// such), the component sampling (to size a progressive decode's coefficient buffer), the Adobe
 /// transform (CMYK stored inverted) and the EXIF orientation.
 struct JPEGStructure {
-    struct Component { var horizontalSampling: Int; var verticalSampling: Int }
+    struct Component { var id: UInt8 = 0; var horizontalSampling: Int; var verticalSampling: Int }
+
+    /// A scan: its bytes (marker to the end of its entropy-coded data), the components it codes and
+    /// its first coefficient (0 for a DC scan).
+    struct Scan { var bytes: Range<Int>; var componentIDs: [UInt8]; var spectralStart: Int }
 
     enum Coding { case baseline, extendedSequential, progressive, lossless, hierarchical }
 
@@ -29,6 +33,7 @@ struct JPEGStructure {
     /// APP2 `ICC_PROFILE` chunks in file order: (sequence number, chunk count, payload).
     var iccChunks: [(sequence: Int, count: Int, payload: [UInt8])] = []
     var scanCount = 0
+    var scans: [Scan] = []
     var endsWithEOI = false
     /// Metadata found in application segments, comments and after the end marker.
     var metadata: EmbeddedMetadata = []
@@ -100,6 +105,7 @@ struct JPEGStructure {
             if marker == 0xDA {
                 scanCount += 1
                 guard let next = Self.endOfEntropyData(data, from: at) else { truncated = true; return }
+                scans.append(Self.scan(header: segment, bytes: markerStart..<next))
                 at = next
             }
         }
@@ -117,7 +123,7 @@ struct JPEGStructure {
             components = (0..<componentCount).compactMap { index in
                 let at = 6 + index * 3
                 guard at + 2 < segment.count else { return nil }
-                return Component(horizontalSampling: Int(segment[at + 1] >> 4), verticalSampling: Int(segment[at + 1] & 0x0F))
+                return Component(id: segment[at], horizontalSampling: Int(segment[at + 1] >> 4), verticalSampling: Int(segment[at + 1] & 0x0F))
             }
             let kind = marker & 0x03
             arithmetic = marker >= 0xC9
@@ -164,6 +170,13 @@ struct JPEGStructure {
         case 0xFE: return .comment
         default: return nil
         }
+    }
+
+    private static func scan(header: UnsafeBufferPointer<UInt8>, bytes: Range<Int>) -> Scan {
+        let count = header.isEmpty ? 0 : Int(header[0])
+        let ids = (0..<count).compactMap { 1 + 2 * $0 < header.count ? header[1 + 2 * $0] : nil }
+        let spectralStart = 1 + 2 * count < header.count ? Int(header[1 + 2 * count]) : 0
+        return Scan(bytes: bytes, componentIDs: ids, spectralStart: spectralStart)
     }
 
     /// Index of the first marker after entropy-coded data (0xFF followed by anything but a stuffed

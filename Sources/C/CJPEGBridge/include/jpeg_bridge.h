@@ -29,6 +29,9 @@ thumbd_jpeg_decoder *thumbd_jpeg_open(const uint8_t *data, size_t size, long max
 int thumbd_jpeg_read_header(thumbd_jpeg_decoder *decoder, thumbd_jpeg_header *header);
 /* Output size when decoding at scale num/8 (num 1...16). Allocates nothing. */
 int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *width, int *height);
+/* Block smoothing guesses the AC coefficients a progressive file has not sent yet (libjpeg's default:
+ * on). Off for a stream cut to its DC scans on purpose. */
+int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on);
 /* Decodes every row into `pixels` (4 bytes a pixel: RGBA, or CMYK for CMYK images). */
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size);
 thumbd_jpeg_warnings thumbd_jpeg_warning_state(const thumbd_jpeg_decoder *decoder);
