@@ -18,10 +18,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Asked for with the traits thumbd's package asks for, so both packages build them alike and
-        // neither build recompiles what the other compiled.
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // `thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash|soak|crop|formats`.
