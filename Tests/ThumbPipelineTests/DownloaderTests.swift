@@ -111,7 +111,9 @@ struct DownloaderTests {
 
     @Test("A download waiting for a slot leaves the line when cancelled")
     func cancelWhileWaiting() async throws {
-        let origin = try await TestOrigin.start(routes: ["/hold.jpg": .image(Self.jpeg, latency: .milliseconds(400)),
+        // The slot stays taken until the test lets it go: with a 400 ms hold, a busy machine could
+        // resume this test after the slot had freed and the waiting download had started (one CI run).
+        let origin = try await TestOrigin.start(routes: ["/hold.jpg": .image(Self.jpeg, latency: .seconds(60)),
                                                          "/never.jpg": .image(Self.jpeg)])
         let downloader = Self.downloader { $0.maxConcurrent = 1 }
         let hold = Task { try await downloader.download(origin.url("/hold.jpg")) }
@@ -120,7 +122,9 @@ struct DownloaderTests {
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiting.value }
-        _ = try await hold.value
+        // Freeing the slot would start the waiting download if it were still in line.
+        hold.cancel()
+        _ = try? await hold.value
         try await Task.sleep(for: .milliseconds(100))
         #expect(origin.requestCount("/never.jpg") == 0)
         #expect(downloader.inFlight == 0)
