@@ -42,12 +42,11 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test test-clock build release package package-deps image image-deps package-test deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
+.PHONY: run test test-clock build release package package-deps image image-deps package-test package-test-debug deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
 # thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
 # (full RELRO), as `make package` ships it, so `make run` and the package share one build.
-STATIC_LINK := --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-RELEASE := -c release $(STATIC_LINK)
+RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
 # Only the daemon's binary: the benchmarks (thumbd-bench) are built by the bench targets that run them.
 run: deps
 	$(SWIFT) build $(RELEASE) --product thumbd $(BUILD_FLAGS)
@@ -89,7 +88,7 @@ FLEET_TESTS := ThumbFleetTests
 
 # Each step prints how long it took and how busy the cores were (Scripts/timed-step.sh); the last
 # prints them all. Every install comes first (the prerequisites). The package test packs the tests'
-# own build (PACKAGE_BUILD, below), so it is mostly waiting on apt, dpkg and podman: the fuzz build
+# own build (package-test-debug, below), so it is mostly waiting on apt, dpkg and podman: the fuzz build
 # compiles beside it at the lowest priority, and the fuzz targets then run alone, each needing its
 # core to reach its floor of executions. (Beside a release build of the package, the fuzz build only
 # shared the two cores: 1,150 s against 1,156 s one after the other.)
@@ -108,7 +107,7 @@ test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-de
 	  "$(BENCH_TESTS) --filter '$(CRASH_TESTS)'"
 	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
 	$(TIMED) contract $(MAKE) --no-print-directory contract
-	$(TIMED) package-test $(TOGETHER) "$(MAKE) --no-print-directory package-test PACKAGE_BUILD='$(STATIC_LINK) $(BUILD_FLAGS)'" \
+	$(TIMED) package-test $(TOGETHER) "$(MAKE) --no-print-directory package-test-debug" \
 	  "nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 || { tail -n 60 .build/fuzz-build.log; exit 1; }"
 	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
 	@$(TIMED) --report
@@ -317,15 +316,12 @@ clean:
 # run: a clean Debian 12 root made with debootstrap (cached in ~/.cache/thumbd-packaging) installs
 # the .deb with apt and serves a thumbnail, then the image serves one with a read-only root
 # (Scripts/package/package-test.sh; as root).
-# PACKAGE_BUILD is the build the .deb packs: the release by default. `make test` packs its own debug
-# build instead, linked as the release is (the runtime in, no RPATH, bound at start), which costs a
-# link rather than a second compile of everything in release mode (about 430 s on 2 cores): what the
-# package test checks is the packing, the install and the service, the same for either build.
-PACKAGE_BUILD ?= $(RELEASE)
 DIST ?= dist
 PACKAGE_PACKAGES := dpkg-dev debhelper lintian
 IMAGE_PACKAGES := podman runc debootstrap curl
-BUILD_DEB := SWIFT=$(SWIFT) RELEASE_FLAGS="$(PACKAGE_BUILD)" Scripts/package/build-deb.sh $(DIST)
+BUILD_DEB := SWIFT=$(SWIFT) RELEASE_FLAGS="$(RELEASE)" Scripts/package/build-deb.sh $(DIST)
+# Builds the image on the .deb in $$deb, then tries both.
+TRY_PACKAGE := image=$$($(SUDO) Scripts/package/build-image.sh "$$deb") && $(SUDO) Scripts/package/package-test.sh "$$deb" "$$image"
 
 package-deps:
 	$(call apt-install,$(PACKAGE_PACKAGES),to build the Debian package,exit 1)
@@ -340,8 +336,14 @@ image: deps package-deps image-deps
 	@deb=$$($(BUILD_DEB)) && Scripts/package/build-image.sh "$$deb"
 
 package-test: deps package-deps image-deps
-	@deb=$$($(BUILD_DEB)) && image=$$($(SUDO) Scripts/package/build-image.sh "$$deb") && \
-	  $(SUDO) Scripts/package/package-test.sh "$$deb" "$$image"
+	@deb=$$($(BUILD_DEB)) && $(TRY_PACKAGE)
+
+# `make test`'s package test: the same, on the tests' own debug build of thumbd linked as the release
+# is (the runtime in, no RPATH, bound at start: Scripts/package/link-static.sh), which costs a link
+# instead of a second compile of everything in release mode (about 430 s on 2 cores). What it checks
+# (the packing, the install, the service, the image) is the same for either build.
+package-test-debug: deps package-deps image-deps
+	@binary=$$(Scripts/package/link-static.sh debug) && deb=$$(PACKAGE_BINARY=$$binary $(BUILD_DEB)) && $(TRY_PACKAGE)
 
 # Installing as a service: `make install` (as root) builds release and puts in place
 #   $(BINDIR)/thumbd, $(UNITDIR)/thumbd.service, $(SYSCONFDIR)/thumbd/thumbd.yaml

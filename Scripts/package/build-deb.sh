@@ -4,7 +4,7 @@
 #   Scripts/package/build-deb.sh [DIST_DIR]          (default dist)
 #
 # 1. swift build -c release --static-swift-stdlib --disable-local-rpath --product thumbd, and ArgumentParser's
-#    generate-manual tool;
+#    generate-manual tool (with PACKAGE_BINARY set, that thumbd instead, and a debug generate-manual);
 # 2. lays out the package's tree in .build-package/thumbd/stage with `make install-files` (the same
 #    rules as `make install`), the man pages (generate-manual reads `thumbd --experimental-dump-help`)
 #    and the bash, zsh and fish completions (`thumbd --generate-completion-script`), so neither can
@@ -26,13 +26,21 @@ cd "$here"
 say() { printf 'package: %s\n' "$*" >&2; }
 fail() { say "$*"; exit 1; }
 
-# The Makefile's RELEASE flags, so `make run` and `make package` share one build.
-read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now}"
 # stdout carries the .deb's path alone; the builds talk on stderr.
-"$swift" build "${release[@]}" --product thumbd >&2
-"$swift" build "${release[@]}" --product generate-manual >&2
-bin=$("$swift" build "${release[@]}" --show-bin-path)
-thumbd=$bin/thumbd
+if [ -n "${PACKAGE_BINARY:-}" ]; then
+  # make test's: a thumbd already linked as the release is (Scripts/package/link-static.sh).
+  # ArgumentParser's generate-manual, a tool run here and not shipped, comes from the debug build.
+  thumbd=$PACKAGE_BINARY
+  "$swift" build --product generate-manual >&2
+  bin=$("$swift" build --show-bin-path)
+else
+  # The Makefile's RELEASE flags, so `make run` and `make package` share one build.
+  read -r -a release <<< "${RELEASE_FLAGS:--c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now}"
+  "$swift" build "${release[@]}" --product thumbd >&2
+  "$swift" build "${release[@]}" --product generate-manual >&2
+  bin=$("$swift" build "${release[@]}" --show-bin-path)
+  thumbd=$bin/thumbd
+fi
 
 version=$("$thumbd" --version | head -1 | awk '{print $2}')
 changelog_version=$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)
