@@ -36,6 +36,8 @@ public final class PipelineMetrics: Sendable {
     let cancellations: Counter
     /// Thumbnail jobs that used a download another variant's job had started (one original, many sizes).
     let sharedDownloads: Counter
+    /// Jobs that made their size from a decode another job of the same photo made.
+    let sharedDecodes: Counter
     let jobsStarted: Counter
     let rejectedBusy: Counter
     let queueDepth: Meter
@@ -61,6 +63,7 @@ public final class PipelineMetrics: Sendable {
         coalescedWaiters = Counter(label: "thumbd_coalesced_waiters_total", factory: factory)
         cancellations = Counter(label: "thumbd_job_cancellations_total", factory: factory)
         sharedDownloads = Counter(label: "thumbd_shared_downloads_total", factory: factory)
+        sharedDecodes = Counter(label: "thumbd_shared_decodes_total", factory: factory)
         jobsStarted = Counter(label: "thumbd_jobs_started_total", factory: factory)
         rejectedBusy = Counter(label: "thumbd_jobs_rejected_busy_total", factory: factory)
         queueDepth = Meter(label: "thumbd_cpu_queue_depth", factory: factory)

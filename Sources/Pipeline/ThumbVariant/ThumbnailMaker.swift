@@ -30,7 +30,13 @@ public struct ThumbnailMaker: Sendable {
     }
 
     public func make(_ bytes: [UInt8], as variant: Variant) throws(ImageError) -> Thumbnail {
-        let rendered = try Thumbnailer.render(from: bytes, request(for: variant))
+        try make(Thumbnailer.decode(bytes, for: [request(for: variant)]), as: variant)
+    }
+
+    /// One variant of a photo already decoded for it, and perhaps for other sizes (`Thumbnailer.decode(_:for:)`
+    /// with `request(for: variant)` among its requests): several sizes of one photo share one decode.
+    public func make(_ photo: DecodedPhoto, as variant: Variant) throws(ImageError) -> Thumbnail {
+        let rendered = try Thumbnailer.render(photo, request(for: variant))
         let start = ContinuousClock.now
         let settings = variant.encoding(for: rendered.source, options: encoder)
         // A format without alpha shows whatever colour a transparent pixel stores (often black):

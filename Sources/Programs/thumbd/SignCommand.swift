@@ -29,6 +29,10 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("YAML configuration file.", valueName: "FILE")) var config: String?
     @Option(help: "The daemon's base URL (default: from server.listen).") var base: String?
 
+    func validate() throws {
+        try variantOptions.box.requireOneSize("sign")
+    }
+
     func run() async throws {
         let loaded = try await loadSettings(file: config)
         guard let signingKey = key ?? loaded.daemon.server.signingKey else {

@@ -22,6 +22,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
                   --format webp --quality 80
               thumbd thumbnail logo.png -o logo-small.png --fit contain --size 128
               thumbd thumbnail photo.jpg -o card.jpg --size 300x400
+              thumbd thumbnail shots/*.jpg --out-dir sizes \\
+                  --size 160 --size 320 --size 640 --size 1280
               thumbd thumbnail product.jpg -o cell.jpg --size 600 \\
                   --fit pad --background ffffff
               thumbd thumbnail photo.jpg -o banner.webp --size 320x180 \\
@@ -36,6 +38,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
             The variant's options are the API's query parameters (docs/variant.md): --size N or WxH,
             --fit cover|contain|pad, --background for pad's bands, --dpr, --max-bytes, --quality.
+
+            Several sizes: --size may be given several times. Each photo is then decoded once, at the
+            scale the largest size needs, and every size is made from those pixels (but a smart crop
+            of a smaller size, whose choice depends on the decoded pixels, from its own decode); each
+            file is named with its size as written (sizes/shot-160.jpg, sizes/shot-300x400.jpg;
+            -o card.jpg gives card-160.jpg, ...).
 
             Gravity: a cover crop keeps the window of the box's shape that holds the most of what stands out in
             the photo (--gravity smart, the default: a saliency map of contrast, fine detail and
@@ -100,6 +108,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var placeholder = false
 
     func validate() throws {
+        let sizes = variantOptions.box.size.map { $0.lowercased() }
+        if let twice = Dictionary(grouping: sizes, by: { $0 }).first(where: { $0.value.count > 1 }) {
+            throw ValidationError("--size \(twice.key) is given twice: each size is made once.")
+        }
         if let format, format.lowercased() != "auto", ImageFormat(argument: format) == nil {
             throw ValidationError("--format must be auto, jpeg, png, webp, avif or jxl, not \"\(format)\"")
         }
@@ -135,15 +147,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if let outDir {
             try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         }
-        let (variant, trimThreshold) = try await chosenVariant()
-        if variant.format == .jpeg, variant.fit == .pad, variant.background == .transparent {
+        let (outputs, trimThreshold) = try await chosenOutputs()
+        if let variant = outputs.first?.variant, variant.format == .jpeg, variant.fit == .pad, variant.background == .transparent {
             throw ValidationError("--background transparent needs a format with alpha: write .png, .webp or .avif, or give --format")
         }
         let maker = ThumbnailMaker(limits: limits, trimThreshold: trimThreshold,
                                    encoder: EncoderOptions(avifSpeed: avifSpeed, progressiveJPEG: progressive, losslessWebP: lossless))
         let jobsList = inputs.map { input in
             ThumbnailJob(input: input, destination: output.map { .file($0) } ?? .folder(outDir!, baseName: Self.baseName(input)),
-                         variant: variant, maker: maker, placeholder: placeholder)
+                         outputs: outputs, maker: maker, placeholder: placeholder)
         }
         let results = await ThumbnailJob.runAll(jobsList, concurrency: jobs)
         var failures = 0
@@ -157,19 +169,20 @@ struct ThumbnailCommand: AsyncParsableCommand {
             }
         }
         if failures > 0 {
-            if inputs.count > 1 {
-                FileHandle.standardError.write(Data("\(failures) of \(inputs.count) images failed.\n".utf8))
+            if results.count > 1 {
+                FileHandle.standardError.write(Data("\(failures) of \(results.count) \(outputs.count > 1 ? "thumbnails" : "images") failed.\n".utf8))
             }
             throw ExitCode.failure
         }
     }
 
-    /// What to make: the options, or the preset's variant, read by the parser the daemon reads
-    /// queries with. Its format: --format, else the preset's, else the one -o's extension names,
-    /// else `auto`, decided as the daemon decides it for a client that takes any image. The
-    /// configuration is read only when a preset or --config asks for it; its defaults are the
-    /// embedded ones otherwise, with the command line's own size limit.
-    private func chosenVariant() async throws -> (Variant, trimThreshold: Int) {
+    /// What to make of each photo: the options' variant for each size (named by it when there are
+    /// several), or the preset's, read by the parser the daemon reads queries with. The format:
+    /// --format, else the preset's, else the one -o's extension names, else `auto`, decided as the
+    /// daemon decides it for a client that takes any image. The configuration is read only when a
+    /// preset or --config asks for it; its defaults are the embedded ones otherwise, with the
+    /// command line's own size limit.
+    private func chosenOutputs() async throws -> ([ThumbnailJob.Output], trimThreshold: Int) {
         var defaults = VariantDefaults()
         defaults.maxSize = ThumbnailRequest.sizeRange.upperBound
         var trimThreshold = ThumbnailRequest.defaultTrimThreshold
@@ -182,12 +195,16 @@ struct ThumbnailCommand: AsyncParsableCommand {
             trimThreshold = loaded.daemon.pipeline.trimThreshold
         }
         let named = format.map { ImageFormat(argument: $0)?.rawValue ?? $0.lowercased() }
-        var variant = try variantOptions.variant(format: named, preset: preset, defaults: defaults)
-        if variant.format == .auto, format == nil, let fromName = output.flatMap(Self.formatNamed(byExtensionOf:)),
-           let chosen = Variant.Format(rawValue: fromName.rawValue) {
-            variant.format = chosen
+        let sized = try variantOptions.variants(format: named, preset: preset, defaults: defaults)
+        let outputs = sized.map { size, variant in
+            var variant = variant
+            if variant.format == .auto, format == nil, let fromName = output.flatMap(Self.formatNamed(byExtensionOf:)),
+               let chosen = Variant.Format(rawValue: fromName.rawValue) {
+                variant.format = chosen
+            }
+            return ThumbnailJob.Output(variant: variant, sizeLabel: sized.count > 1 ? size?.lowercased() : nil)
         }
-        return (variant, trimThreshold)
+        return (outputs, trimThreshold)
     }
 
     /// The format an output name's extension names (`.jpg` and `.jpeg` alike); nil for none or another.

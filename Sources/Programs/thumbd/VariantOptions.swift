@@ -5,8 +5,11 @@ import Thumbnailer
 
 /// The box and how a photo fills it: `thumbd thumbnail`, `prefetch` and `prepare` alike.
 struct BoxOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The box: N for an N x N square, or WxH (300x400).", valueName: "N|WxH"))
-    var size: String?
+    @Option(help: ArgumentHelp("""
+        The box: N for an N x N square, or WxH (300x400). `thumbd thumbnail` takes it several times and makes \
+        every size from one decode of each photo.
+        """, valueName: "N|WxH"))
+    var size: [String] = []
 
     @Option(help: ArgumentHelp("""
         cover: fill the box exactly, cropping from where --gravity says (the default). contain: the whole photo \
@@ -20,13 +23,23 @@ struct BoxOptions: ParsableArguments {
         """, valueName: "RRGGBB|auto|blur|transparent"))
     var background: String?
 
-    /// Each option given, under its parameter's name.
-    var fields: VariantFields {
+    /// Each option given, under its parameter's name (the first size, for a command that makes one).
+    var fields: VariantFields { fields(size: size.first) }
+
+    /// The options with this one size.
+    func fields(size: String?) -> VariantFields {
         var fields = VariantFields()
         fields.append("size", text: size)
         fields.append("fit", text: fit)
         fields.append("bg", text: background)
         return fields
+    }
+
+    /// For the commands that make one size of a photo.
+    func requireOneSize(_ command: String) throws {
+        if size.count > 1 {
+            throw ValidationError("--size is given \(size.count) times, but \(command) makes one size; `thumbd thumbnail` makes several from one decode.")
+        }
     }
 }
 
@@ -58,8 +71,10 @@ struct VariantOptions: ParsableArguments {
     var quality: String?
 
     /// Each option given, under its parameter's name.
-    var fields: VariantFields {
-        var fields = box.fields
+    var fields: VariantFields { fields(size: box.size.first) }
+
+    private func fields(size: String?) -> VariantFields {
+        var fields = box.fields(size: size)
         fields.append("gravity", text: gravity)
         fields.append("focus", text: focus)
         if trim { fields.append("trim", .flag(true)) }
@@ -81,7 +96,18 @@ struct VariantOptions: ParsableArguments {
 
     /// The variant these options (and `format`, `preset`) name, as a usage error when refused.
     func variant(format: String?, preset: String?, defaults: VariantDefaults) throws -> Variant {
-        var fields = fields
+        try variant(size: box.size.first, format: format, preset: preset, defaults: defaults)
+    }
+
+    /// One variant for each `--size` given (one, with the preset's or the default size, when none is),
+    /// with the size as written, to name its file.
+    func variants(format: String?, preset: String?, defaults: VariantDefaults) throws -> [(size: String?, variant: Variant)] {
+        let sizes: [String?] = box.size.isEmpty ? [nil] : box.size
+        return try sizes.map { size in (size, try variant(size: size, format: format, preset: preset, defaults: defaults)) }
+    }
+
+    private func variant(size: String?, format: String?, preset: String?, defaults: VariantDefaults) throws -> Variant {
+        var fields = fields(size: size)
         fields.append("format", text: format)
         fields.append("preset", text: preset)
         do { return try VariantParser.parse(fields, defaults: defaults) } catch {

@@ -23,6 +23,8 @@ public final class ThumbnailPipeline: Sendable {
     private let jobs: JobTable<PipelineResult>
     /// One download per URL, shared by every variant job that needs the original.
     private let originals: JobTable<SharedOriginal>
+    /// One decode for the sizes of a photo made together.
+    let decodes: DecodeShares
 
     public init(cache: TwoTierCache, downloader: Downloader, settings: PipelineSettings = PipelineSettings(),
                 metrics: PipelineMetrics = PipelineMetrics(), pool: CPUPool? = nil,
@@ -42,10 +44,14 @@ public final class ThumbnailPipeline: Sendable {
                                                               joined: { metrics.coalescedWaiters.increment() },
                                                               abandoned: { metrics.cancellations.increment() }))
         originals = JobTable(limit: nil, events: .init(joined: { metrics.sharedDownloads.increment() }))
+        decodes = DecodeShares(shared: { metrics.sharedDecodes.increment() })
     }
 
     /// Jobs under way now.
     public var jobsInFlight: Int { jobs.count }
+
+    /// Photos whose sizes' jobs share a decode now (their decoded pixels held until the last is done).
+    public var decodeGroups: Int { decodes.groupCount }
 
     /// The thumbnail `target` names, under its key: from the cache when fresh, otherwise made (or revalidated, when
     /// the cache holds a stale copy with the origin's validators). Many callers with one key share
@@ -125,14 +131,19 @@ public final class ThumbnailPipeline: Sendable {
             result.validators = found.validators
             return result
         }
+        // Joined before the wait for the original, so the sizes of this photo asked meanwhile share its decode.
+        let ticket = decodes.join(job.key.url, settings.maker.request(for: variant))
+        defer { decodes.leave(ticket) }
         switch try await original(for: job, fetch: url) {
         case .kept(let body):
-            var result = try await process(job.key, priority: job.priority, variant: variant, source: body, keepOriginal: false)
+            var result = try await process(job.key, priority: job.priority, variant: variant, source: body, keepOriginal: false,
+                                           decode: ticket)
             result.fetchedFrom = nil
             return result
         case .downloaded(let shared):
             do {
-                let result = try await process(job.key, priority: job.priority, variant: variant, source: shared.body, keepOriginal: false)
+                let result = try await process(job.key, priority: job.priority, variant: variant, source: shared.body, keepOriginal: false,
+                                               decode: ticket)
                 shared.report(decodable: true)
                 return result
             } catch let error as ImageError {
@@ -184,16 +195,29 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Makes and stores the thumbnail of `source` (downloaded, or a kept original). The result
     /// carries the origin's validators and the URL its bytes came from. `sharing`: written to the
-    /// shared tier too, when there is one.
+    /// shared tier too, when there is one. `decode`: the job's place among the sizes of its photo
+    /// made together, whose decode it shares.
     func process(_ key: CacheKey, priority: PriorityCell, variant: Variant, source: OriginBody, keepOriginal: Bool,
-                 sharing: Bool = true) async throws -> PipelineResult {
+                 sharing: Bool = true, decode ticket: DecodeShares.Ticket? = nil) async throws -> PipelineResult {
         try Task.checkCancellation()
         let maker = settings.maker
-        let (cache, metrics, keepOriginals, shared) = (cache, metrics, settings.keepOriginals, sharing ? shared : nil)
+        let (cache, metrics, keepOriginals, shared, pool) = (cache, metrics, settings.keepOriginals, sharing ? shared : nil, pool)
+        var sharedDecode: (photo: DecodedPhoto, reused: Bool)?
+        if let ticket {
+            let made = DecodeShares.Source(byteCount: source.bytes.count, validators: source.validators)
+            sharedDecode = try await decodes.photo(ticket, source: made) { requests in
+                try await pool.run(priority: priority) { try Thumbnailer.decode(source.bytes, for: requests) }
+            }
+        }
+        let decoded = sharedDecode
         return try await pool.run(priority: priority) { () throws -> PipelineResult in
-            let thumbnail = try maker.make(source.bytes, as: variant)
+            let request = maker.request(for: variant)
+            let usable = decoded.flatMap { $0.photo.serves(request) ? $0 : nil }
+            let decodedPhoto = try usable?.photo ?? Thumbnailer.decode(source.bytes, for: [request])
+            let thumbnail = try maker.make(decodedPhoto, as: variant)
             let bytes = thumbnail.bytes
-            metrics.decode.recordNanoseconds(thumbnail.timings.decode.nanoseconds)
+            // A decode another job made is counted once, by that job.
+            if usable?.reused != true { metrics.decode.recordNanoseconds(thumbnail.timings.decode.nanoseconds) }
             // Choosing a smart crop's window is part of cropping and resizing.
             metrics.resize.recordNanoseconds((thumbnail.timings.resize + thumbnail.timings.crop).nanoseconds)
             metrics.placeholder.recordNanoseconds(thumbnail.timings.placeholder.nanoseconds)

@@ -45,6 +45,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
 
     func validate() throws {
+        try variantOptions.box.requireOneSize("prefetch")
         let sources = (urls.isEmpty ? 0 : 1) + (page == nil ? 0 : 1) + (pageURL == nil ? 0 : 1)
         guard sources == 1 else { throw ValidationError("give URLs, or --page FILE, or --page-url URL (exactly one of them)") }
         guard (1...10_000).contains(pages) else { throw ValidationError("--pages must be between 1 and 10000") }

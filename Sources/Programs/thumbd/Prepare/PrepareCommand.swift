@@ -104,6 +104,7 @@ struct PrepareCommand: AsyncParsableCommand {
     var config: String?
 
     func validate() throws {
+        try box.requireOneSize("prepare")
         if (multipart == nil) != (params == nil) {
             throw ValidationError("--multipart FILE and --params FILE go together: the body's first part is the product JSON.")
         }
