@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CropScenes", targets: ["CropScenes"]),
         .library(name: "ExitStatus", targets: ["ExitStatus"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+        .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "ImageCore", targets: ["ImageCore"]),
         .library(name: "ImageOps", targets: ["ImageOps"]),
         .library(name: "ImageQuality", targets: ["ImageQuality"]),
@@ -327,7 +328,7 @@ let package = Package(
         // The downloader and the CPU pool alone, and downloads and coalesced jobs through a daemon
         // (origin faults, TLS, DNS, hostile origins).
         .testTarget(name: "ThumbPipelineTests", dependencies: ["TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbPipeline", "ThumbServer", "ThumbVariant", "ThumbCache",
-                                                               "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "ObjectStorage"]),
+                                                               "NetworkGuard", "ImageCodecs", "ImageCore", "ImageQuality", "ChildProcess", "ObjectStorage"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport", "ChildProcess"]),
         .testTarget(
             name: "ThumbServerTests",

@@ -20,7 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // `thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash|soak|crop|formats`.
+        // `thumbd-bench`, `thumbd-bench serve|fleet|prefetch|prepare|ui|cache|crash|soak|crop|formats|shared|sizes|progressive`.
         // It runs the thumbd built beside it as a child; the cache's micro-benchmarks reach ThumbCache's
         // `CacheFiles` SPI (its disk layout and file operations).
         .executableTarget(
@@ -28,6 +28,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Thumbnailer", package: "thumbd"),
                 .product(name: "ImageCodecs", package: "thumbd"),
+                // `progressive` cuts JPEGs after their first scans.
+                .product(name: "JPEGCodec", package: "thumbd"),
                 .product(name: "ImageCore", package: "thumbd"),
                 .product(name: "ImageOps", package: "thumbd"),
                 .product(name: "ImageQuality", package: "thumbd"),
