@@ -51,16 +51,17 @@ struct JPEGDCScaleTests {
         #expect(checked >= 5, "only \(checked) progressive photos found")
     }
 
-    @Test("Nothing is cut from a baseline file, and nothing at scales above 1/8")
-    func onlyProgressiveAtOneEighth() throws {
+    @Test("Nothing is cut from a baseline file, and nothing at 1/2")
+    func onlyProgressiveAtOneEighthAndOneQuarter() throws {
         let image = SyntheticImage.gradient(width: 320, height: 240)
         let baseline = try JPEGCodec.encode(image, quality: 90, progressive: false)
         #expect(try JPEGDecoder.structure(of: baseline).dcScaleStream(baseline) == nil)
+        #expect(try JPEGDecoder.structure(of: baseline).quarterScaleStream(baseline) == nil)
         let progressive = try JPEGCodec.encode(image, quality: 90, progressive: true)
-        // At 1/4 each block becomes 2x2 pixels from its first AC coefficients: the whole file is read.
-        let quarter = try JPEGDecoder.decode(progressive, limits: DecodeLimits(), scale: DecodeScaleHint(minimumScale: 0.25), keepingCMYK: false)
-        let reference = try JPEGDecoder.decode(progressive, limits: DecodeLimits(), scale: DecodeScaleHint(minimumScale: 0.25), keepingCMYK: false,
-                                               cuttingScans: false)
-        #expect(quarter.pixels.pixels == reference.pixels.pixels && quarter.scaleX == 0.25)
+        // At 1/2 each block becomes 4x4 pixels from sixteen coefficients: the whole file is read.
+        let half = DecodeScaleHint(minimumScale: 0.5)
+        let cut = try JPEGDecoder.decode(progressive, limits: DecodeLimits(), scale: half, keepingCMYK: false)
+        let reference = try JPEGDecoder.decode(progressive, limits: DecodeLimits(), scale: half, keepingCMYK: false, cuttingScans: false)
+        #expect(cut.pixels.pixels == reference.pixels.pixels && cut.scaleX == 0.5)
     }
 }

@@ -30,3 +30,23 @@ extension JPEGStructure {
         return stream
     }
 }
+
+/// A progressive JPEG at a 1/4 scale, without its last bits of detail.
+///
+/// At 1/4 libjpeg-turbo's 2x2 inverse DCT reads four coefficients of each block. Encoders send the
+/// last bit of every AC coefficient in refinement scans at the end of the file (libjpeg's default
+/// script: three of its ten scans, half the entropy-coded bytes after the first passes). Without
+/// them the four coefficients lose at most their last bit: `thumbd-bench progressive` measured the
+/// thumbnails at SSIM 0.9982 or better against the whole file's, on 25 progressive photos (the
+/// corpus's and progressive copies of its baseline ones), at 72 % of the decode time. At 1/2 the
+/// same cut fell to 0.9942, under the 0.995 the thumbnails must keep, so it is used at 1/4 only.
+extension JPEGStructure {
+    /// The file up to its last scan that is not an AC refinement, then its end; nil when none is
+    /// left out (a sequential or arithmetic-coded file, one whose last scan is not an AC refinement).
+    func quarterScaleStream(_ data: [UInt8]) -> [UInt8]? {
+        guard coding == .progressive, !arithmetic, endsWithEOI, !truncated, endOfImage <= data.count,
+              let lastKept = scans.lastIndex(where: { $0.spectralStart == 0 || $0.refinedBit == 0 }),
+              lastKept < scans.count - 1 else { return nil }
+        return Array(data[..<scans[lastKept].bytes.upperBound]) + [0xFF, 0xD9]
+    }
+}

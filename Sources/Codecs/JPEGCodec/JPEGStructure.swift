@@ -16,9 +16,10 @@ import Darwin
 struct JPEGStructure {
     struct Component { var id: UInt8 = 0; var horizontalSampling: Int; var verticalSampling: Int }
 
-    /// A scan: its bytes (marker to the end of its entropy-coded data), the components it codes and
-    /// its first coefficient (0 for a DC scan).
-    struct Scan { var bytes: Range<Int>; var componentIDs: [UInt8]; var spectralStart: Int }
+    /// A scan: its bytes (marker to the end of its entropy-coded data), the components it codes, its
+    /// first coefficient (0 for a DC scan), and the bit position its coefficients were sent to before
+    /// (`Ah`: 0 for a first pass, above 0 for a refinement that adds one more bit).
+    struct Scan { var bytes: Range<Int>; var componentIDs: [UInt8]; var spectralStart: Int; var refinedBit = 0 }
 
     enum Coding { case baseline, extendedSequential, progressive, lossless, hierarchical }
 
@@ -176,7 +177,8 @@ struct JPEGStructure {
         let count = header.isEmpty ? 0 : Int(header[0])
         let ids = (0..<count).compactMap { 1 + 2 * $0 < header.count ? header[1 + 2 * $0] : nil }
         let spectralStart = 1 + 2 * count < header.count ? Int(header[1 + 2 * count]) : 0
-        return Scan(bytes: bytes, componentIDs: ids, spectralStart: spectralStart)
+        let refinedBit = 3 + 2 * count < header.count ? Int(header[3 + 2 * count] >> 4) : 0
+        return Scan(bytes: bytes, componentIDs: ids, spectralStart: spectralStart, refinedBit: refinedBit)
     }
 
     /// Index of the first marker after entropy-coded data (0xFF followed by anything but a stuffed

@@ -62,7 +62,7 @@ struct BenchSizesCommand: AsyncParsableCommand {
             for (index, contender) in contenders.enumerated() {
                 let wall = rows[index].map(\.seconds), cpu = rows[index].compactMap(\.cpuSeconds)
                 let perImage = (BenchStats.median(cpu) ?? 0) * 1000 / Double(files.count * sizes.count)
-                print(String(format: "  %-26@ wall %6.2f-%6.2f s   CPU %6.1f ms a thumbnail", contender.name as NSString,
+                print(String(format: "  %-31@ wall %5.2f-%5.2f s   CPU %5.1f ms a thumbnail", contender.name as NSString,
                              wall.min() ?? 0, wall.max() ?? 0, perImage))
             }
             for index in contenders.indices.dropFirst() {
