@@ -11,7 +11,7 @@ extension JPEGStructure {
     /// The file without the AC scans of its full-resolution components, or nil when it has none
     /// (a sequential file, an arithmetic-coded one, one whose markers were not all read).
     func dcScaleStream(_ data: [UInt8]) -> [UInt8]? {
-        guard coding == .progressive, !arithmetic, endsWithEOI, !truncated, endOfImage <= data.count,
+        guard isWholeHuffmanProgressive(data),
               let maxH = components.map(\.horizontalSampling).max(),
               let maxV = components.map(\.verticalSampling).max() else { return nil }
         let fullResolution = Set(components.filter { $0.horizontalSampling == maxH && $0.verticalSampling == maxV }.map(\.id))
@@ -44,9 +44,20 @@ extension JPEGStructure {
     /// The file up to its last scan that is not an AC refinement, then its end; nil when none is
     /// left out (a sequential or arithmetic-coded file, one whose last scan is not an AC refinement).
     func quarterScaleStream(_ data: [UInt8]) -> [UInt8]? {
-        guard coding == .progressive, !arithmetic, endsWithEOI, !truncated, endOfImage <= data.count,
+        guard isWholeHuffmanProgressive(data),
               let lastKept = scans.lastIndex(where: { $0.spectralStart == 0 || $0.refinedBit == 0 }),
               lastKept < scans.count - 1 else { return nil }
-        return Array(data[..<scans[lastKept].bytes.upperBound]) + [0xFF, 0xD9]
+        return firstScans(data, count: lastKept + 1)
+    }
+
+    /// What the cuts need: a progressive, Huffman-coded file whose every marker was read, up to its end.
+    func isWholeHuffmanProgressive(_ data: [UInt8]) -> Bool {
+        coding == .progressive && !arithmetic && endsWithEOI && !truncated && endOfImage <= data.count && !scans.isEmpty
+    }
+
+    /// The file up to the end of its `count`th scan, then its end marker: a complete file that sends
+    /// only those scans (what the rest would refine stays as sent).
+    func firstScans(_ data: [UInt8], count: Int) -> [UInt8] {
+        Array(data[..<scans[count - 1].bytes.upperBound]) + [0xFF, 0xD9]
     }
 }
