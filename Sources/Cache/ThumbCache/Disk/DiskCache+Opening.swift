@@ -168,7 +168,7 @@ extension DiskCache {
         var rebuildReason: String?
         if FileOps.status(layout.indexPath) != nil {
             do {
-                let opened = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync)
+                let opened = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync, hotRecords: limits.hotRecords)
                 index = opened
             } catch {
                 // Only a damaged index is replaced; a full disk or a permission problem is reported.
@@ -187,7 +187,7 @@ extension DiskCache {
             } else {
                 // No index, no files and no owner before: a new directory, not a crash to report.
                 if !wasClean && previousBoot == nil { startup.kind = .created }
-                do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
+                do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync, hotRecords: limits.hotRecords) } catch {
                     throw indexError(error, path: layout.indexPath)
                 }
             }
@@ -239,7 +239,7 @@ extension DiskCache {
             throw .directoryUnusable(directory: layout.root, reason: error.description)
         }
         let index: DiskIndex
-        do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync) } catch {
+        do { index = try DiskIndex.openOwner(path: layout.indexPath, fsync: limits.fsync, hotRecords: limits.hotRecords) } catch {
             throw indexError(error, path: layout.indexPath)
         }
         let movedAside = hadIndex ? " (the old one is kept as \(aside))" : ""

@@ -50,6 +50,9 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
     /// (`OpenEntryFiles`). Each is one file descriptor: at most an eighth of the process's limit
     /// (RLIMIT_NOFILE) is used, whatever this says; 0 keeps none.
     public var keptOpenFiles: Int
+    /// Index rows of entries being served, kept in memory so a hit reads no SQLite (`HotRecords`):
+    /// about half a kilobyte each; 0 keeps none. The owner's only.
+    public var hotRecords: Int
     /// Hits update last-access times and hit counts in memory at once (LRU order is always
     /// exact); the index is written in one batch when this many hits are pending …
     public var accessFlushBatch: Int
@@ -67,6 +70,7 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
                 fsync: FsyncPolicy = .batch,
                 verifyOnRead: Bool = true,
                 keptOpenFiles: Int = 512,
+                hotRecords: Int = 16_384,
                 accessFlushBatch: Int = 1000,
                 accessFlushInterval: Duration = .seconds(5),
                 recheckWindow: Duration = .seconds(120)) {
@@ -76,6 +80,7 @@ public struct DiskCacheLimits: Sendable, Hashable, Codable {
         self.fsync = fsync
         self.verifyOnRead = verifyOnRead
         self.keptOpenFiles = keptOpenFiles
+        self.hotRecords = hotRecords
         self.accessFlushBatch = accessFlushBatch
         self.accessFlushInterval = accessFlushInterval
         self.recheckWindow = recheckWindow

@@ -55,17 +55,20 @@ final class DiskIndex: Sendable {
     private let checkpointer: DiskMutex<WALCheckpointer?>
     /// Whether `listingIndexes` exist (the owner makes them; a reader may find an older index).
     let hasListingIndexes: Bool
+    /// The owner's copy of the rows being served (a reader's is empty: another process writes).
+    let hot: HotRecords
 
-    private init(path: String, readOnly: Bool, queue: any DatabaseWriter, hasListingIndexes: Bool) {
+    private init(path: String, readOnly: Bool, queue: any DatabaseWriter, hasListingIndexes: Bool, hotRecords: Int = 0) {
         self.path = path
         self.readOnly = readOnly
         self.queue = queue
         self.hasListingIndexes = hasListingIndexes
+        hot = HotRecords(capacity: readOnly ? 0 : hotRecords)
         checkpointer = DiskMutex(nil)
     }
 
     /// Opens (creating if needed) the owner's connection. Throws `DiskIndexError` or a GRDB error.
-    static func openOwner(path: String, fsync: FsyncPolicy) throws -> DiskIndex {
+    static func openOwner(path: String, fsync: FsyncPolicy, hotRecords: Int) throws -> DiskIndex {
         var config = Configuration()
         config.journalMode = .wal
         config.busyMode = .timeout(10)
@@ -74,7 +77,7 @@ final class DiskIndex: Sendable {
         // A REPLACE that deletes a row must run the delete trigger that keeps `totals`.
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA recursive_triggers = ON") }
         let queue = try DatabasePool(path: path, configuration: config)
-        let index = DiskIndex(path: path, readOnly: false, queue: queue, hasListingIndexes: true)
+        let index = DiskIndex(path: path, readOnly: false, queue: queue, hasListingIndexes: true, hotRecords: hotRecords)
         do {
             // After GRDB's WAL setup, which sets NORMAL: commits are atomic and survive a crash of
             // the process; FULL also survives power loss.
@@ -140,9 +143,18 @@ final class DiskIndex: Sendable {
 
     // MARK: Reading
 
-    /// What a lookup needs of one entry, or nil: one read by the primary key on a reader's
-    /// connection (tens of microseconds at ten million rows while the pages are in the OS cache).
+    /// What a lookup needs of one entry, or nil: from `hot` when it was read lately, else one read
+    /// by the primary key on a reader's connection (tens of microseconds at ten million rows while
+    /// the pages are in the OS cache), remembered in `hot`.
     func record(_ id: Hash256) throws -> DiskEntryRecord? {
+        if let kept = hot.record(id) { return kept }
+        let since = hot.changeCount(id)
+        let read = try storedRecord(id)
+        if let read { hot.remember(read, since: since) }
+        return read
+    }
+
+    private func storedRecord(_ id: Hash256) throws -> DiskEntryRecord? {
         try queue.read { db in
             let statement = try db.cachedStatement(sql: """
                 SELECT kind = 'original', last_access, hits, \(EntryMetadata.columns) FROM entries WHERE digest = ?
@@ -317,6 +329,13 @@ final class DiskIndex: Sendable {
     /// Applies one batch in one transaction: all of it or none of it.
     func apply(_ batch: DiskIndexBatch) throws {
         guard !batch.isEmpty else { return }
+        var committed = false
+        defer { hot.applied(batch, committed: committed) }
+        try write(batch)
+        committed = true
+    }
+
+    private func write(_ batch: DiskIndexBatch) throws {
         try queue.writeWithoutTransaction { db in try db.inTransaction(.immediate) {
             if batch.deleteAll {
                 try db.execute(sql: "DELETE FROM entries")
