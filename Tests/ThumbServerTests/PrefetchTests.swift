@@ -52,6 +52,49 @@ struct PrefetchTests {
         try await origin.shutdown()
     }
 
+    @Test("sizes: each photo is downloaded once and decoded once for all its sizes; each size counts as a thumbnail")
+    func severalSizesShareOneDecode() async throws {
+        var routes: [String: OriginRoute] = [:]
+        // Slow enough that every size of a photo has joined its decode before the bytes arrive.
+        for index in 0..<3 { routes["/m\(index).jpg"] = .image(Images.jpeg, latency: .milliseconds(500)) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let daemon = try await TestDaemon.start()
+        let urls = (0..<3).map { origin.url("/m\($0).jpg") }
+        let sizes: [Any] = [64, 128, "256x192"]
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": urls, "sizes": sizes, "gravity": "center"]))
+        #expect(job.total == 9)
+        let done = try await PrefetchJobs.wait(daemon, job.id)
+        #expect(done.state == .finished && done.done == 9 && done.failed == 0, "\(done.failures)")
+        #expect(done.placeholders?.count == 3, "one placeholder a photo")
+        #expect(origin.totalRequests == 3)
+        let metrics = try await daemon.metrics()
+        #expect(metrics["thumbd_decode_seconds_count"] == 3)
+        #expect(metrics["thumbd_shared_decodes_total"] == 6)
+        for url in urls {
+            for (width, height) in [(64, 64), (128, 128), (256, 192)] {
+                let key = try CacheKey(url: url, variant: Variant(width: width, height: height, gravity: .center).cacheVariant)
+                #expect(daemon.cache.get(key) != nil, "\(url) at \(width)x\(height)")
+            }
+        }
+        let problems: [[String: Any]] = [
+            ["urls": urls, "size": 64, "sizes": [128]],
+            ["urls": urls, "sizes": []],
+            ["urls": urls, "sizes": Array(1...9)],
+            ["urls": urls, "sizes": [128, 128]],
+            ["urls": urls, "sizes": 128],
+            ["urls": urls, "sizes": [true]],
+        ]
+        // Two spellings of one box are one thumbnail.
+        let alike = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": [urls[0]], "sizes": [64, "64x64"], "gravity": "center"]))
+        #expect(alike.total == 1)
+        for body in problems {
+            let reply = try await PrefetchJobs.post(daemon, body)
+            #expect(reply.status == 400 && reply.problemCode == "invalid_parameter", "\(body)")
+        }
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
     @Test("Cancelling a job of 500 slow URLs stops new downloads at once and closes the ones nobody else waits for")
     func cancelStopsDownloads() async throws {
         var routes: [String: OriginRoute] = [:]

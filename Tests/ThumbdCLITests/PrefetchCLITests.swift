@@ -47,6 +47,32 @@ struct PrefetchCLITests {
         try await origin.shutdown()
     }
 
+    /// Several --size: the daemon's `sizes` (one download a photo), or the same in-process.
+    @Test("--size given several times makes every size of each photo from one download, to a daemon or in-process", arguments: [true, false])
+    func severalSizes(toDaemon: Bool) async throws {
+        let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg), "/b.jpg": .image(Images.jpeg)])
+        let daemon = toDaemon ? try await TestDaemon.start() : nil
+        let directory = try TestDaemon.temporaryDirectory()
+        let environment = Self.environment(["THUMBD_LISTEN": "127.0.0.1:\(daemon?.port ?? 1)", "THUMBD_CACHE_DIR": directory.path,
+                                            "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"])
+        let (status, stderr) = try await Self.run(["prefetch", origin.url("/a.jpg"), origin.url("/b.jpg"), "--size", "64", "--size", "96x72",
+                                                   "--size", "128", "--gravity", "center"], environment: environment)
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("6 thumbnails (3 sizes of each URL): 6 made"), "\(stderr)")
+        #expect(origin.requestCount("/a.jpg") == 1 && origin.requestCount("/b.jpg") == 1)
+        if let daemon {
+            #expect(daemon.cache.memory.stats.entries == 6)
+            try await daemon.stop()
+        } else {
+            let listing = try ChildProcess.run(ServeProcess.executable, ["cache", "ls", "--json", "--cache-dir", directory.path], timeoutSeconds: 60)
+            let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout)) as? [[String: Any]] ?? []
+            #expect(Set(entries.filter { ($0["kind"] as? String) == "thumbnail" }.compactMap { $0["variant"] as? String }).count == 3, "\(entries)")
+        }
+        let twice = try await Self.run(["prefetch", origin.url("/a.jpg"), "--size", "64", "--size", "64x64"], environment: environment)
+        #expect(twice.status == 2 && twice.stderr.contains("one size twice"), "\(twice.stderr)")
+        try await origin.shutdown()
+    }
+
     @Test("Without a daemon the work is done in-process against the same cache; failures exit 1 with their codes")
     func inProcess() async throws {
         let origin = try await TestOrigin.start(routes: ["/a.jpg": .image(Images.jpeg), "/gone.jpg": .status(404)])

@@ -6,8 +6,8 @@ import Thumbnailer
 /// The box and how a photo fills it: `thumbd thumbnail`, `prefetch` and `prepare` alike.
 struct BoxOptions: ParsableArguments {
     @Option(help: ArgumentHelp("""
-        The box: N for an N x N square, or WxH (300x400). `thumbd thumbnail` takes it several times and makes \
-        every size from one decode of each photo.
+        The box: N for an N x N square, or WxH (300x400). `thumbd thumbnail` and `thumbd prefetch` take it several \
+        times and make every size from one decode of each photo.
         """, valueName: "N|WxH"))
     var size: [String] = []
 
@@ -38,7 +38,7 @@ struct BoxOptions: ParsableArguments {
     /// For the commands that make one size of a photo.
     func requireOneSize(_ command: String) throws {
         if size.count > 1 {
-            throw ValidationError("--size is given \(size.count) times, but \(command) makes one size; `thumbd thumbnail` makes several from one decode.")
+            throw ValidationError("--size is given \(size.count) times, but \(command) makes one size; `thumbd thumbnail` and `thumbd prefetch` make several from one decode.")
         }
     }
 }

@@ -7,8 +7,12 @@ final class PrefetchJob: Sendable {
     private let state: Mutex<(status: PrefetchStatus, seen: Set<String>, task: Task<Void, Never>?, endedAt: ContinuousClock.Instant?)>
     private let started = ContinuousClock.now
 
-    init(id: String) {
+    /// Thumbnails each URL makes (the job's sizes): `total` counts thumbnails.
+    let variantsPerURL: Int
+
+    init(id: String, variantsPerURL: Int = 1) {
         self.id = id
+        self.variantsPerURL = max(1, variantsPerURL)
         state = Mutex((PrefetchStatus(id: id, state: .running, total: 0, done: 0, alreadyCached: 0, failed: 0, cancelled: 0,
                                       failures: [], bytes: 0, pagesFetched: 0, created: Date(), elapsedSeconds: 0), [], nil, nil))
     }
@@ -50,9 +54,14 @@ final class PrefetchJob: Sendable {
                 if case .url(let url) = item, !s.seen.insert(url).inserted { continue }
                 fresh.append(item)
             }
-            s.status.total += fresh.count
+            s.status.total += fresh.count * variantsPerURL
             return fresh
         }
+    }
+
+    /// A page that could not be fetched: one item of the report, whatever the sizes.
+    func admitFailedPage() {
+        state.withLock { $0.status.total += 1 }
     }
 
     func record(_ update: (inout PrefetchStatus) -> Void) {

@@ -15,7 +15,8 @@ public struct PrefetchStatus: Sendable, Codable, Equatable {
 
     public var id: String
     public var state: State
-    /// URLs the job holds (duplicates dropped); grows while a `page_url` job fetches pages.
+    /// Thumbnails the job holds: its distinct URLs times its sizes (a page that could not be
+    /// fetched counts once); grows while a `page_url` job fetches pages.
     public var total: Int
     /// Made now.
     public var done: Int

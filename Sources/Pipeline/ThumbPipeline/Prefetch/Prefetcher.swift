@@ -17,6 +17,9 @@ public final class Prefetcher: Sendable {
         case pageURL(String, pages: Int, includeImages: Bool)
     }
 
+    /// Sizes one job may make of each photo (`sizes`): a shop shows a photo in two to five.
+    public static let maxSizes = 8
+
     public let settings: PrefetchSettings
     private let pipeline: ThumbnailPipeline
     private let maker: any PrefetchMaker
@@ -35,6 +38,16 @@ public final class Prefetcher: Sendable {
     /// Starts a job and returns its first report at once. Refused when it holds no URL, too many
     /// URLs, or when `maxActiveJobs` are running.
     public func submit(_ source: Source, variant: Variant) throws(PrefetchRefused) -> PrefetchStatus {
+        try submit(source, variants: [variant])
+    }
+
+    /// A job making several variants (sizes) of each photo: a photo's are made together, so its
+    /// download and its decode serve them all (`DecodeShares`). Each variant of each URL is one
+    /// thumbnail in the report's counts; duplicate variants are made once.
+    public func submit(_ source: Source, variants: [Variant]) throws(PrefetchRefused) -> PrefetchStatus {
+        var distinctVariants: [Variant] = []
+        for variant in variants where !distinctVariants.contains(variant) { distinctVariants.append(variant) }
+        guard !distinctVariants.isEmpty else { throw PrefetchRefused(code: .noURLs, message: "the job names no size") }
         var initial: [PrefetchItem] = []
         switch source {
         case .urls(let urls): initial = urls.map(PrefetchItem.url)
@@ -48,7 +61,7 @@ public final class Prefetcher: Sendable {
                 throw PrefetchRefused(code: .tooManyURLs, message: "the job holds \(distinct) URLs; the limit is \(settings.maxURLsPerJob)")
             }
         }
-        let job = PrefetchJob(id: Self.newID())
+        let job = PrefetchJob(id: Self.newID(), variantsPerURL: distinctVariants.count)
         try jobs.withLock { (table) throws(PrefetchRefused) in
             prune(&table)
             let running = table.values.filter(\.isRunning).count
@@ -59,7 +72,7 @@ public final class Prefetcher: Sendable {
         }
         let admitted = job.admit(initial)
         job.attach(Task { [self] in
-            await run(job, source: source, first: admitted, variant: variant)
+            await run(job, source: source, first: admitted, variants: distinctVariants)
             job.finish()
         })
         return job.status
@@ -105,9 +118,9 @@ public final class Prefetcher: Sendable {
 
     // MARK: Work
 
-    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], variant: Variant) async {
+    private func run(_ job: PrefetchJob, source: Source, first: [PrefetchItem], variants: [Variant]) async {
         guard case .pageURL(let url, let pages, let includeImages) = source else {
-            await make(first, in: job, variant: variant)
+            await make(first, in: job, variants: variants)
             return
         }
         // Pages are fetched one after another while earlier pages' thumbnails are being made.
@@ -120,10 +133,11 @@ public final class Prefetcher: Sendable {
                     fetched += 1
                     job.record { $0.pagesFetched += 1 }
                     let items = job.admit(page.items(includeImages: includeImages))
-                    group.addTask { await self.make(items, in: job, variant: variant) }
+                    group.addTask { await self.make(items, in: job, variants: variants) }
                     next = page.hasNext ? ProductListPage.nextPageURL(pageURL, after: page.pageNumber ?? fetched) : nil
                 } catch {
-                    _ = job.admit([.missing(pageURL)])
+                    // The page is one item whatever the sizes: it failed once.
+                    job.admitFailedPage()
                     job.record { $0.failed += 1; $0.failures.append(.init(url: pageURL, code: Self.code(of: error), message: Self.message(of: error))) }
                     next = nil
                 }
@@ -142,33 +156,57 @@ public final class Prefetcher: Sendable {
         }
     }
 
-    /// Makes `items` with at most `settings.concurrency` in flight; stops starting new ones as soon
-    /// as the job is cancelled.
-    private func make(_ items: [PrefetchItem], in job: PrefetchJob, variant: Variant) async {
+    /// Makes `items` with at most `settings.concurrency` thumbnails in flight (a photo's variants
+    /// count each, and go together); stops starting new ones as soon as the job is cancelled.
+    private func make(_ items: [PrefetchItem], in job: PrefetchJob, variants: [Variant]) async {
+        let photosInFlight = max(1, settings.concurrency / variants.count)
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
             for item in items {
                 if Task.isCancelled { break }
-                if inFlight >= settings.concurrency {
+                if inFlight >= photosInFlight {
                     await group.next()
                     inFlight -= 1
                     if Task.isCancelled { break }
                 }
-                group.addTask { await self.makeOne(item, in: job, variant: variant) }
+                group.addTask { await self.makeAll(item, in: job, variants: variants) }
                 inFlight += 1
             }
         }
     }
 
-    private func makeOne(_ item: PrefetchItem, in job: PrefetchJob, variant: Variant) async {
+    /// Every variant of one item, at once, so they share the photo's download and decode; the
+    /// photo's placeholder is reported once, when its variants are done.
+    private func makeAll(_ item: PrefetchItem, in job: PrefetchJob, variants: [Variant]) async {
         let url: String
         switch item {
         case .missing(let label):
-            job.record { $0.failed += 1; $0.failures.append(.init(url: label, code: "missing_url", message: "the entry has no URL")) }
+            job.record { status in
+                status.failed += variants.count
+                for _ in variants { status.failures.append(.init(url: label, code: "missing_url", message: "the entry has no URL")) }
+            }
             return
         case .url(let text):
             url = text
         }
+        let placeholder = await withTaskGroup(of: Placeholder?.self) { group in
+            for variant in variants {
+                group.addTask { await self.makeOne(url, variant: variant, in: job) }
+            }
+            var first: Placeholder?
+            for await placeholder in group where first == nil { first = placeholder }
+            return first
+        }
+        if let placeholder {
+            job.record { status in
+                if status.placeholders == nil { status.placeholders = [] }
+                status.placeholders?.append(placeholder)
+            }
+        }
+    }
+
+    /// One thumbnail of the job; its photo's placeholder when it has one.
+    private func makeOne(_ url: String, variant: Variant, in job: PrefetchJob) async -> Placeholder? {
         do {
             let outcome = try await maker.make(url, variant: variant)
             job.record { status in
@@ -179,12 +217,8 @@ public final class Prefetcher: Sendable {
                 case .alreadyCached:
                     status.alreadyCached += 1
                 }
-                if let placeholder = outcome.placeholder {
-                    if status.placeholders == nil { status.placeholders = [] }
-                    status.placeholders?.append(placeholder)
-                }
             }
-            return
+            return outcome.placeholder
         } catch is CancellationError {
         } catch {
             let code = Self.code(of: error)
@@ -194,9 +228,10 @@ public final class Prefetcher: Sendable {
                 if fellBack { status.fellBack = (status.fellBack ?? 0) + 1 }
                 status.failures.append(.init(url: url, code: code, message: Self.message(of: error)))
             }
-            return
+            return nil
         }
         job.record { $0.cancelled += 1 }
+        return nil
     }
 
     /// The reason without the code (the report has the code beside it).

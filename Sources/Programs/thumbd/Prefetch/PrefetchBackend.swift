@@ -24,7 +24,8 @@ struct PrefetchJobRequest: Sendable {
     var source: Prefetcher.Source
     /// The page file's JSON text, sent as it is to a daemon.
     var pageJSON: Data?
-    var variant: Variant
+    /// One variant for each size (`--size` given several times): each photo's are made together.
+    var variants: [Variant]
     var includeImages: Bool
 
     /// The body of `POST /v1/prefetch`.
@@ -38,11 +39,19 @@ struct PrefetchJobRequest: Sendable {
         }
         // As a query writes them (a preset by name: a daemon with server.only_presets takes nothing
         // else), with JSON's numbers and booleans where a daemon from before shapes expects them.
-        for (name, value) in variant.parameters {
+        for (name, value) in variants.first?.parameters ?? [] {
             switch name {
             case "trim": object[name] = value == "1"
             case "size", "q", "max_bytes": object[name] = Int(value) ?? value
             default: object[name] = value
+            }
+        }
+        // Several sizes: the daemon's `sizes`, the variants being alike but for their size.
+        if variants.count > 1 {
+            object["size"] = nil
+            object["sizes"] = variants.map { variant -> Any in
+                let size = variant.parameters.first { $0.name == "size" }?.value ?? ""
+                return Int(size) ?? size
             }
         }
         object["include_images"] = includeImages
@@ -134,7 +143,7 @@ final class InProcessBackend: PrefetchBackend {
     }
 
     func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus {
-        do { return try prefetcher.submit(job.source, variant: job.variant) } catch {
+        do { return try prefetcher.submit(job.source, variants: job.variants) } catch {
             throw PrefetchFailure("\(error.code.rawValue): \(error.message)")
         }
     }

@@ -17,7 +17,8 @@ struct PrefetchCommand: AsyncParsableCommand {
             The job goes to the daemon the configuration names (server.listen, THUMBD_LISTEN) when it answers;
             otherwise it runs in this process against the same cache directory. On a terminal a live bar shows
             done/total, rate, failures and ETA; otherwise plain progress lines. Ctrl-C cancels the job: no new
-            downloads start and those nobody else waits for are closed.
+            downloads start and those nobody else waits for are closed. With --size given several times (at most 8),
+            each photo is downloaded and decoded once for all its sizes, and each size counts as one thumbnail.
 
             Exit status: 0 when every URL was made or already cached, 1 when any failed (each failure is listed
             with its code), 2 for a usage error, 130 when cancelled with Ctrl-C.
@@ -26,6 +27,7 @@ struct PrefetchCommand: AsyncParsableCommand {
               thumbd prefetch https://cdn.example.com/a.jpg \\
                   https://cdn.example.com/b.jpg --size 200
               thumbd prefetch --page page-1.json --size 240
+              thumbd prefetch --page page-1.json --size 160 --size 320 --size 640
               thumbd prefetch --page page-1.json --preset grid
               thumbd prefetch --page-url 'https://api.example.com/products?page_no=1' \\
                   --pages 3
@@ -45,7 +47,10 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Do the work here even if a daemon answers.") var inProcess = false
 
     func validate() throws {
-        try variantOptions.box.requireOneSize("prefetch")
+        let sizes = variantOptions.box.size
+        guard sizes.count <= Prefetcher.maxSizes else {
+            throw ValidationError("--size is given \(sizes.count) times; a job makes at most \(Prefetcher.maxSizes) sizes of each photo")
+        }
         let sources = (urls.isEmpty ? 0 : 1) + (page == nil ? 0 : 1) + (pageURL == nil ? 0 : 1)
         guard sources == 1 else { throw ValidationError("give URLs, or --page FILE, or --page-url URL (exactly one of them)") }
         guard (1...10_000).contains(pages) else { throw ValidationError("--pages must be between 1 and 10000") }
@@ -57,8 +62,9 @@ struct PrefetchCommand: AsyncParsableCommand {
         let settings = loaded.daemon
         var defaults = settings.server.variants
         defaults.onlyPresets = false  // a daemon that takes only presets says so itself
-        let variant = try variantOptions.variant(format: format, preset: preset, defaults: defaults)
-        let job = try makeJob(variant: variant)
+        let variants = try variantOptions.variants(format: format, preset: preset, defaults: defaults).map(\.variant)
+        if Set(variants).count < variants.count { throw ValidationError("--size names one size twice") }
+        let job = try makeJob(variants: variants)
 
         let backend: any PrefetchBackend
         if !inProcess, let daemon = await DaemonBackend.find(server: settings.server, adminToken: settings.server.adminToken) {
@@ -80,19 +86,19 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeJob(variant: Variant) throws -> PrefetchJobRequest {
+    private func makeJob(variants: [Variant]) throws -> PrefetchJobRequest {
         if let page {
             guard let data = FileManager.default.contents(atPath: page) else { throw ValidationError("cannot read \(page)") }
             let parsed: ProductListPage
             do { parsed = try JSONDecoder().decode(ProductListPage.self, from: data) } catch {
                 throw ValidationError("\(page) is not a product-list page ({\"pages\":[{\"thumbnail\":…}],…}): \(error)")
             }
-            return PrefetchJobRequest(source: .page(parsed, includeImages: includeImages), pageJSON: data, variant: variant, includeImages: includeImages)
+            return PrefetchJobRequest(source: .page(parsed, includeImages: includeImages), pageJSON: data, variants: variants, includeImages: includeImages)
         }
         if let pageURL {
-            return PrefetchJobRequest(source: .pageURL(pageURL, pages: pages, includeImages: includeImages), variant: variant, includeImages: includeImages)
+            return PrefetchJobRequest(source: .pageURL(pageURL, pages: pages, includeImages: includeImages), variants: variants, includeImages: includeImages)
         }
-        return PrefetchJobRequest(source: .urls(urls), variant: variant, includeImages: includeImages)
+        return PrefetchJobRequest(source: .urls(urls), variants: variants, includeImages: includeImages)
     }
 
     /// Submits, shows progress until the job ends, and cancels it on Ctrl-C.
@@ -117,7 +123,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             }
         }
         progress.show(current)
-        progress.summary(current, where: backend.label)
+        progress.summary(current, where: backend.label, sizes: job.variants.count)
         return .success(current)
     }
 }

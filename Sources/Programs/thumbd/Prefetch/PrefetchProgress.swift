@@ -29,10 +29,12 @@ struct PrefetchProgress {
         }
     }
 
-    func summary(_ status: PrefetchStatus, where label: String) {
+    /// `sizes`: the job's sizes of each photo; with several, the counts are thumbnails.
+    func summary(_ status: PrefetchStatus, where label: String, sizes: Int = 1) {
         if interactive { write("\n") }
+        let what = sizes > 1 ? "\(status.total) thumbnails (\(sizes) sizes of each URL)" : "\(status.total) URLs"
         var lines = ["prefetch \(status.id) \(status.state.rawValue) in \(String(format: "%.1f", status.elapsedSeconds)) s on \(label):",
-                     "  \(status.total) URLs: \(status.done) made, \(status.alreadyCached) already cached, \(status.failed) failed"
+                     "  \(what): \(status.done) made, \(status.alreadyCached) already cached, \(status.failed) failed"
                          + (status.cancelled > 0 ? ", \(status.cancelled) cancelled" : "")
                          + ", \(status.bytes) bytes"]
         if status.pagesFetched > 0 { lines.append("  \(status.pagesFetched) pages fetched") }

@@ -7,7 +7,8 @@ import ThumbPipeline
 ///
 /// The body is one of: `{"urls":[…]}`; a product-list page as the marketplace API sends it
 /// (`{"page_no":1,"pages":[{"thumbnail":…,"images":[{"url":…}]}],"has_next":…}`); or
-/// `{"page_url":"…","pages":N}`. Beside it: the variant's parameters (`size` as a number or "WxH", `fit`, `bg`, `dpr`, `max_bytes`…, as for thumbnails; `trim` a JSON boolean) and
+/// `{"page_url":"…","pages":N}`. Beside it: the variant's parameters (`size` as a number or "WxH", or
+/// `sizes`, several of them made from one decode of each photo; `fit`, `bg`, `dpr`, `max_bytes`…, as for thumbnails; `trim` a JSON boolean) and
 /// `include_images` (detail images too, not only thumbnails). With a signing key configured, the
 /// daemon only fetches what signed URLs name, so starting a job then needs the admin token.
 struct PrefetchRoutes: Sendable {
@@ -22,7 +23,7 @@ struct PrefetchRoutes: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw Problem(.badRequest, code: "invalid_json", detail: "the body must be a JSON object: {\"urls\":[…]}, a product-list page, or {\"page_url\":…}")
         }
-        let variant = try Self.variant(object, settings: settings)
+        let variants = try Self.variants(object, settings: settings)
         let includeImages = object["include_images"] as? Bool ?? false
         let source: Prefetcher.Source
         if let urls = object["urls"] {
@@ -54,7 +55,7 @@ struct PrefetchRoutes: Sendable {
             throw Problem.badParameter("the body needs urls, pages (a product-list page) or page_url")
         }
         let status: PrefetchStatus
-        do { status = try prefetcher.submit(source, variant: variant) } catch {
+        do { status = try prefetcher.submit(source, variants: variants) } catch {
             switch error.code {
             case .tooManyURLs: throw Problem(.contentTooLarge, code: error.code.rawValue, detail: error.message)
             case .tooManyJobs: throw Problem(.tooManyRequests, code: error.code.rawValue, detail: error.message, retryAfter: 5)
@@ -87,5 +88,27 @@ struct PrefetchRoutes: Sendable {
     /// fields (the URLs, a product-list page's own) are not the variant's.
     static func variant(_ object: [String: Any], settings: ServerSettings) throws -> Variant {
         try settings.variant(VariantFields(object: object.filter { VariantParser.isVariantName($0.key) }))
+    }
+
+    /// The job's variants: one, or with `sizes` (instead of `size`) one per size, each read as
+    /// `size` is beside the body's other variant fields.
+    static func variants(_ object: [String: Any], settings: ServerSettings) throws -> [Variant] {
+        guard let sizes = object["sizes"] else { return [try variant(object, settings: settings)] }
+        guard object["size"] == nil else { throw Problem.badParameter("give size or sizes, not both") }
+        guard let list = sizes as? [Any], (1...Prefetcher.maxSizes).contains(list.count) else {
+            throw Problem.badParameter("sizes must be an array of 1 to \(Prefetcher.maxSizes) sizes, each a number or \"WxH\" as for size")
+        }
+        // The same size written twice is refused, as the schema's uniqueItems says; two spellings
+        // of one box (128 and "128x128", or sizes that dpr takes past the limit alike) are made once.
+        var written = Set<String>()
+        var variants: [Variant] = []
+        for size in list {
+            guard written.insert("\(type(of: size)):\(size)").inserted else { throw Problem.badParameter("sizes names \(size) twice") }
+            var fields = object
+            fields["size"] = size
+            let variant = try Self.variant(fields, settings: settings)
+            if !variants.contains(variant) { variants.append(variant) }
+        }
+        return variants
     }
 }
