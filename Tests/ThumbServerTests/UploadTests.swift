@@ -87,6 +87,31 @@ struct UploadTests {
         try await daemon.stop()
     }
 
+    /// `extra_size`: each image's smaller copies in the JSON answer, from the image's one decode;
+    /// refused with the registration body, which holds the prepared photos only.
+    @Test func extraSizesInTheJSONAnswer() async throws {
+        let daemon = try await TestDaemon.start(memoryOnly: true)
+        let reply = try await Self.post(daemon, "?square=1&extra_size=300&extra_size=96", body: Self.form(images: Array(Self.photos.prefix(2))))
+        #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+        let images = try #require(try Self.json(reply)["images"] as? [[String: Any]])
+        for image in images {
+            let extras = try #require(image["extras"] as? [[String: Any]])
+            #expect(extras.map { $0["side"] as? Int } == [300, 96])
+            for extra in extras {
+                let base64 = try #require(extra["data"] as? String)
+                let bytes = [UInt8](try #require(Data(base64Encoded: base64)))
+                let info = try ImageCodecs.readInfo(bytes)
+                #expect(info.width == extra["side"] as? Int && info.height == info.width && bytes.count == extra["bytes"] as? Int)
+            }
+        }
+        #expect(try await Self.counter(daemon, "thumbd_upload_decodes_total") == 2)
+        let refused = try await Self.post(daemon, "?response=multipart&extra_size=96", body: Self.form(images: [Self.photos[0]]))
+        #expect(refused.status == 400 && refused.problemCode == "invalid_parameter")
+        let bad = try await Self.post(daemon, "?extra_size=8", body: Self.form(images: [Self.photos[0]]))
+        #expect(bad.status == 400)
+        try await daemon.stop()
+    }
+
     /// `response=multipart`: the registration body, read back by Python's email package.
     @Test func multipartAnswer() async throws {
         let daemon = try await TestDaemon.start(memoryOnly: true)

@@ -18,6 +18,33 @@ struct PrepareCommandTests {
         }
     }
 
+    /// --extra-size: each photo also written at the smaller sizes, named with them, listed in the
+    /// manifest and the table; a size given twice is a usage error.
+    @Test func extraSizesAreWrittenBesideEachPhoto() throws {
+        let folder = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = try Self.photos(in: folder, count: 2)
+        let out = folder.appendingPathComponent("ready")
+        let result = try CLI.run(["prepare"] + inputs + ["--out", out.path, "--square", "--extra-size", "160", "--extra-size", "400"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText.contains("extra size 400") && result.stdoutText.contains("1-IMG_100-160.jpg"), "\(result.stdoutText)")
+        let manifest = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any])
+        #expect((manifest["rules"] as? [String: Any])?["extraSides"] as? [Int] == [400, 160])
+        let images = try #require(manifest["images"] as? [[String: Any]])
+        for (index, image) in images.enumerated() {
+            let extras = try #require(image["extras"] as? [[String: Any]])
+            #expect(extras.map { $0["output"] as? String } == ["\(index + 1)-IMG_10\(index)-400.jpg", "\(index + 1)-IMG_10\(index)-160.jpg"])
+            for extra in extras {
+                let bytes = [UInt8](try Data(contentsOf: out.appendingPathComponent(extra["output"] as! String)))
+                let info = try ImageCodecs.readInfo(bytes)
+                #expect(info.width == extra["side"] as? Int && info.height == info.width && bytes.count == extra["bytes"] as? Int)
+                #expect(extra["data"] == nil)
+            }
+        }
+        let twice = try CLI.run(["prepare"] + inputs + ["--out", out.path, "--extra-size", "160", "--extra-size", "160"])
+        #expect(twice.status == 2 && twice.stderrText.contains("twice"), "\(twice.stderrText)")
+    }
+
     @Test func fivePhotosWithManifestAndRegistrationBody() throws {
         let folder = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

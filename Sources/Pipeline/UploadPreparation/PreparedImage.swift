@@ -47,6 +47,8 @@ public struct PreparedImage: Sendable {
     public var steps: [EncodeStep]
     /// `srgb`, or the colour conversion's outcome (`X-Thumbd-Color`'s form).
     public var color = "srgb"
+    /// The smaller copies `UploadSettings.extraSides` asked for, largest first.
+    public var extras: [PreparedExtra] = []
 
     /// "3-IMG_0412.jpg": the position keeps names unique and in order; the stem keeps them recognisable,
     /// reduced to characters safe in any file system and multipart header.
@@ -56,4 +58,22 @@ public struct PreparedImage: Sendable {
         let safe = String(base.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" }.prefix(64))
         return "\(source.position)-\(safe.isEmpty ? "image" : safe).\(format.fileExtension)"
     }
+
+    /// "3-IMG_0412-320.jpg" for the extra copy at 320.
+    public func fileName(of extra: PreparedExtra) -> String {
+        let name = fileName as NSString
+        return "\(name.deletingPathExtension)-\(extra.side).\(extra.format.fileExtension)"
+    }
+}
+
+/// A smaller copy of a prepared photo: its pixels resized, encoded within the same budget.
+public struct PreparedExtra: Sendable {
+    /// The longest side asked for.
+    public var side: Int
+    public var bytes: [UInt8]
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var quality: Int
+    public var steps: [EncodeStep]
 }

@@ -10,6 +10,8 @@ public struct UploadManifest: Codable, Sendable {
         public var format: UploadSettings.OutputFormat
         public var qualityCeiling: Int
         public var qualityFloor: Int
+        /// The extra sizes asked for; absent when none were.
+        public var extraSides: [Int]?
     }
 
     public struct Image: Codable, Sendable {
@@ -37,6 +39,20 @@ public struct UploadManifest: Codable, Sendable {
         public var steps: [EncodeStep]
         /// The image itself, base64, when the manifest travels without the files (HTTP JSON answers).
         public var data: String?
+        /// The smaller copies asked for (`extra sizes`), largest first; absent when none were.
+        public var extras: [Extra]?
+    }
+
+    /// A smaller copy of a prepared image: the same picture, its longest side at `side`.
+    public struct Extra: Codable, Sendable {
+        public var side: Int
+        public var output: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+        public var quality: Int
+        public var steps: [EncodeStep]
+        public var data: String?
     }
 
     public var rules: Rules
@@ -45,7 +61,8 @@ public struct UploadManifest: Codable, Sendable {
 
     public init(settings: UploadSettings, images: [PreparedImage], includingData: Bool = false, elapsedSeconds: Double? = nil) {
         rules = Rules(budgetBytes: settings.budgetBytes, maxSide: settings.maxSide, square: settings.square,
-                      format: settings.format, qualityCeiling: settings.qualityCeiling, qualityFloor: settings.qualityFloor)
+                      format: settings.format, qualityCeiling: settings.qualityCeiling, qualityFloor: settings.qualityFloor,
+                      extraSides: settings.extraSides.isEmpty ? nil : settings.extraSides.sorted(by: >))
         self.images = images.map { image in
             Image(position: image.source.position, source: image.source.name, output: image.fileName,
                   format: image.format.rawValue, contentType: image.format.mimeType,
@@ -53,7 +70,12 @@ public struct UploadManifest: Codable, Sendable {
                   action: image.action, sourceWidth: image.sourceInfo.width, sourceHeight: image.sourceInfo.height,
                   sourceBytes: image.sourceBytes, sourceOrientation: Int(image.sourceInfo.orientation.rawValue),
                   removedMetadata: image.removedMetadata.names, color: image.color, steps: image.steps,
-                  data: includingData ? Data(image.bytes).base64EncodedString() : nil)
+                  data: includingData ? Data(image.bytes).base64EncodedString() : nil,
+                  extras: image.extras.isEmpty ? nil : image.extras.map { extra in
+                      Extra(side: extra.side, output: image.fileName(of: extra), width: extra.width, height: extra.height,
+                            bytes: extra.bytes.count, quality: extra.quality, steps: extra.steps,
+                            data: includingData ? Data(extra.bytes).base64EncodedString() : nil)
+                  })
         }
         self.elapsedSeconds = elapsedSeconds
     }

@@ -97,7 +97,7 @@ public enum UploadPreparer {
            try !ImageCodecs.needsColorConversion(source.bytes) {
             if metadata.isEmpty {
                 onDecode?(reference)
-                try checkDecodes(source.bytes, settings: settings)
+                try checkDecodesOrAddExtras(source.bytes, info: info, to: &prepared, settings: settings)
                 prepared.removedMetadata = []
                 return prepared
             }
@@ -105,30 +105,75 @@ public enum UploadPreparer {
                 prepared.bytes = try ImageCodecs.removingJPEGMetadata(source.bytes)
                 prepared.action = .metadataRemoved
                 onDecode?(reference)
-                try checkDecodes(prepared.bytes, settings: settings)
+                try checkDecodesOrAddExtras(prepared.bytes, info: info, to: &prepared, settings: settings)
                 return prepared
             }
         }
 
         onDecode?(reference)
-        let rendered = try Thumbnailer.render(from: source.bytes, renderRequest(for: info, settings: settings))
-        var pixels = rendered.pixels
-        prepared.color = rendered.color.headerValue
-        if settings.format == .jpeg { pixels = pixels.flattened() }
-        let format = settings.format
-        var search = BudgetSearch(budget: settings.budgetBytes, ceiling: settings.qualityCeiling, floor: settings.qualityFloor,
-                                  minSide: settings.minSide) { (image, quality) throws(ImageError) in
-            try ImageCodecs.encode(image, format == .jpeg ? .jpeg(quality: quality) : .webp(quality: quality))
-        }
-        let result = try search.run(pixels)
+        let pixels = try renderedPixels(source.bytes, renderRequest(for: info, settings: settings), into: &prepared, settings: settings)
+        let result = try encodeWithinBudget(pixels, settings: settings, minSide: settings.minSide)
         prepared.bytes = result.bytes
-        prepared.format = format.imageFormat
+        prepared.format = settings.format.imageFormat
         prepared.width = result.width
         prepared.height = result.height
         prepared.quality = result.quality
         prepared.action = .encoded
-        prepared.steps = search.steps
+        prepared.steps = result.steps
+        prepared.extras = try extras(of: pixels, settings: settings)
         return prepared
+    }
+
+    /// The request's pixels, sRGB and (for JPEG) flattened onto white, ready to encode.
+    private static func renderedPixels(_ bytes: [UInt8], _ request: ThumbnailRequest, into prepared: inout PreparedImage,
+                                       settings: UploadSettings) throws -> PixelBuffer {
+        let rendered = try Thumbnailer.render(from: bytes, request)
+        prepared.color = rendered.color.headerValue
+        return settings.format == .jpeg ? rendered.pixels.flattened() : rendered.pixels
+    }
+
+    private static func encodeWithinBudget(_ pixels: PixelBuffer, settings: UploadSettings,
+                                           minSide: Int) throws -> (bytes: [UInt8], width: Int, height: Int, quality: Int, steps: [EncodeStep]) {
+        let format = settings.format
+        var search = BudgetSearch(budget: settings.budgetBytes, ceiling: settings.qualityCeiling, floor: settings.qualityFloor,
+                                  minSide: minSide) { (image, quality) throws(ImageError) in
+            try ImageCodecs.encode(image, format == .jpeg ? .jpeg(quality: quality) : .webp(quality: quality))
+        }
+        let result = try search.run(pixels)
+        return (result.bytes, result.width, result.height, result.quality, search.steps)
+    }
+
+    /// The extra sizes, largest first, each resized from `pixels` (the prepared photo before any
+    /// shrinking for the budget): the same crop as the photo, from one decode.
+    private static func extras(of pixels: PixelBuffer, settings: UploadSettings) throws -> [PreparedExtra] {
+        try settings.extraSides.sorted(by: >).map { side in
+            let scale = min(1, Double(side) / Double(max(pixels.width, pixels.height)))
+            let width = max(1, Int((Double(pixels.width) * scale).rounded()))
+            let height = max(1, Int((Double(pixels.height) * scale).rounded()))
+            let resized = (width, height) == (pixels.width, pixels.height) ? pixels : Resampler.resize(pixels, width: width, height: height)
+            let result = try encodeWithinBudget(resized, settings: settings, minSide: min(settings.minSide, side))
+            return PreparedExtra(side: side, bytes: result.bytes, format: settings.format.imageFormat, width: result.width,
+                                 height: result.height, quality: result.quality, steps: result.steps)
+        }
+    }
+
+    /// A handed-on image is still decoded once, so a damaged file is refused rather than passed
+    /// along: at 1/8 scale (every coefficient is still read) when nothing else is made of it, or,
+    /// with extra sizes, at the scale the largest of them needs, and they are made of it.
+    private static func checkDecodesOrAddExtras(_ bytes: [UInt8], info: ImageInfo, to prepared: inout PreparedImage,
+                                                settings: UploadSettings) throws {
+        guard let largest = settings.extraSides.max() else { return try checkDecodes(bytes, settings: settings) }
+        var extraRules = settings
+        extraRules.maxSide = largest
+        extraRules.shape = settings.shape.map { shape in
+            let scale = Double(largest) / Double(max(shape.width, shape.height))
+            var smaller = shape
+            (smaller.width, smaller.height) = (max(1, Int((Double(shape.width) * scale).rounded())), max(1, Int((Double(shape.height) * scale).rounded())))
+            return smaller
+        }
+        var ignored = prepared
+        let pixels = try renderedPixels(bytes, renderRequest(for: info, settings: extraRules), into: &ignored, settings: settings)
+        prepared.extras = try extras(of: pixels, settings: settings)
     }
 
     /// Right format, within the budget and the side cap (or exactly the shape), upright, square when asked, one frame.
@@ -139,8 +184,6 @@ public enum UploadPreparer {
                 ?? (max(info.width, info.height) <= settings.maxSide && (!settings.square || info.width == info.height)))
     }
 
-    /// A handed-on image is still decoded once (at 1/8 scale: every coefficient is still read), so
-    /// a damaged file is refused rather than passed along.
     private static func checkDecodes(_ bytes: [UInt8], settings: UploadSettings) throws {
         _ = try ImageCodecs.decode(bytes, limits: settings.limits, scale: DecodeScaleHint(minimumScale: 0))
     }

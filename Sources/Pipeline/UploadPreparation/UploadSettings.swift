@@ -32,6 +32,11 @@ public struct UploadSettings: Sendable, Equatable {
     /// Hand back an image unchanged when it already meets every rule (right format, within budget
     /// and size, upright, square when asked, no metadata). JPEG metadata alone is removed losslessly.
     public var passThrough = true
+    /// Smaller copies of each prepared photo to make as well (a listing's thumbnail, a zoom's
+    /// preview): each the prepared picture (the same crop) with its longest side at this many
+    /// pixels (never more than the prepared photo's), resized from its pixels rather than decoded
+    /// again, and within the same budget.
+    public var extraSides: [Int] = []
     /// Largest original accepted, before any decoding.
     public var maxImageBytes = 20_000_000
     public var limits = DecodeLimits()
@@ -39,6 +44,7 @@ public struct UploadSettings: Sendable, Equatable {
     public static let imageCountRange = 1...50
     public static let qualityRange = EncodeSettings.qualityRange
     public static let sideRange = 16...ThumbnailRequest.sizeRange.upperBound
+    public static let maxExtraSides = 4
 
     public init() {}
 
@@ -60,6 +66,13 @@ public struct UploadSettings: Sendable, Equatable {
             throw invalid("qualities must satisfy 1 <= floor (\(qualityFloor)) <= ceiling (\(qualityCeiling)) <= 100")
         }
         guard maxImageBytes > 0 else { throw invalid("the largest accepted original must be positive") }
+        guard extraSides.count <= Self.maxExtraSides else {
+            throw invalid("at most \(Self.maxExtraSides) extra sizes, not \(extraSides.count)")
+        }
+        for side in extraSides where !Self.sideRange.contains(side) {
+            throw invalid("an extra size must be \(Self.sideRange.lowerBound)...\(Self.sideRange.upperBound) pixels, not \(side)")
+        }
+        guard Set(extraSides).count == extraSides.count else { throw invalid("an extra size is given twice") }
         if let shape {
             guard !square else { throw invalid("give a square or a size, not both: a size is the whole box (size 1200 is a square)") }
             guard Self.sideRange.contains(shape.width), Self.sideRange.contains(shape.height) else {

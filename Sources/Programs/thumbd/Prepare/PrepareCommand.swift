@@ -28,9 +28,12 @@ struct PrepareCommand: AsyncParsableCommand {
             failure names the image (position and file) and its stable code, and writes nothing.
 
             Writes DIR/N-NAME.jpg (or .webp) and DIR/manifest.json (for each image: source, output,
-            size, bytes, quality, every encoding tried). With --multipart FILE --params params.json it
-            also writes the marketplace's registration body (a `params` part with the JSON, one
-            `images` part per photo) and prints its Content-Type header line with the boundary.
+            size, bytes, quality, every encoding tried). --extra-size S (up to 4) also writes
+            DIR/N-NAME-S.jpg, the same picture at S pixels on its longest side, resized from the
+            prepared pixels (one decode a photo) and within the same budget. With --multipart FILE
+            --params params.json it also writes the marketplace's registration body (a `params` part
+            with the JSON, one `images` part per photo; the extra sizes are not in it) and prints its
+            Content-Type header line with the boundary.
 
             Examples:
               thumbd prepare IMG_01.jpg IMG_02.jpg --out ready
@@ -38,6 +41,8 @@ struct PrepareCommand: AsyncParsableCommand {
                   --format webp
               thumbd prepare shots/*.jpg --out ready --size 1200x1200 \\
                   --fit pad --background ffffff
+              thumbd prepare shots/*.jpg --out ready --square --extra-size 320 \\
+                  --extra-size 160
               thumbd prepare *.jpg --out ready --multipart body.bin \\
                   --params product.json --quiet
                 (prints only `Content-Type: multipart/form-data; boundary=…`,
@@ -72,6 +77,12 @@ struct PrepareCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("max-side"), help: "Longest side in pixels; smaller photos are never enlarged. Default 1200.")
     var maxSide: Int?
+
+    @Option(name: .customLong("extra-size"), help: ArgumentHelp("""
+        Also write each photo with its longest side at N pixels (up to 4 times): N-NAME-N.jpg, the same picture \
+        resized from the prepared one's pixels (no second decode), within the same budget.
+        """, valueName: "N"))
+    var extraSizes: [Int] = []
 
     @Option(help: "Output format: jpeg or webp. Default jpeg.")
     var format: UploadSettings.OutputFormat?
@@ -130,7 +141,10 @@ struct PrepareCommand: AsyncParsableCommand {
             let elapsed = (ContinuousClock.now - start).secondsValue
             let folder = URL(fileURLWithPath: out)
             let manifest = UploadManifest(settings: rules, images: images, elapsedSeconds: elapsed)
-            var files = images.map { BatchWriter.File(url: folder.appendingPathComponent($0.fileName), bytes: $0.bytes) }
+            var files = images.flatMap { image in
+                [BatchWriter.File(url: folder.appendingPathComponent(image.fileName), bytes: image.bytes)]
+                    + image.extras.map { BatchWriter.File(url: folder.appendingPathComponent(image.fileName(of: $0)), bytes: $0.bytes) }
+            }
             files.append(BatchWriter.File(url: folder.appendingPathComponent("manifest.json"), bytes: try manifest.json() + [0x0A]))
             var body: MultipartBody?
             if let multipart, let productParams {
@@ -168,6 +182,7 @@ struct PrepareCommand: AsyncParsableCommand {
         if let qualityCeiling { rules.qualityCeiling = qualityCeiling }
         if let qualityFloor { rules.qualityFloor = qualityFloor }
         if reencode { rules.passThrough = false }
+        if !extraSizes.isEmpty { rules.extraSides = extraSizes }
         do { try rules.validate() } catch { throw ValidationError(error.message) }
         return rules
     }
@@ -209,10 +224,15 @@ struct PrepareCommand: AsyncParsableCommand {
             print(String(decoding: (try? manifest.json()) ?? [], as: UTF8.self))
             return
         }
-        let rows = manifest.images.map { image in
-            [String(image.position), image.source, image.output, "\(image.width)x\(image.height)", ByteSize.format(image.bytes),
-             image.quality.map { "q\($0)" } ?? "-", String(image.steps.count),
-             image.action.rawValue + (image.removedMetadata.isEmpty ? "" : "; removed " + image.removedMetadata.joined(separator: ", "))]
+        var rows: [[String]] = []
+        for image in manifest.images {
+            let removed = image.removedMetadata.isEmpty ? "" : "; removed " + image.removedMetadata.joined(separator: ", ")
+            rows.append([String(image.position), image.source, image.output, "\(image.width)x\(image.height)", ByteSize.format(image.bytes),
+                         image.quality.map { "q\($0)" } ?? "-", String(image.steps.count), image.action.rawValue + removed])
+            for extra in image.extras ?? [] {
+                rows.append(["", "", extra.output, "\(extra.width)x\(extra.height)", ByteSize.format(extra.bytes), "q\(extra.quality)",
+                             String(extra.steps.count), "extra size \(extra.side)"])
+            }
         }
         print(TextTable.render(["#", "source", "output", "size", "bytes", "quality", "encodes", "what was done"], rows, left: [1, 2, 3, 5, 7]))
         let total = manifest.images.reduce(0) { $0 + $1.bytes }

@@ -15,7 +15,8 @@ import UploadPreparation
 ///   its boundary in Content-Type, ready to forward;
 /// - `response=json` (the default): the manifest, each image's bytes base64 in `data`.
 /// Query parameters adjust the configured rules: `square`, `budget` (300KiB), `max_side`, `format`
-/// (jpeg|webp), `pass_through`. The body is read under the request and per-image caps as it
+/// (jpeg|webp), `pass_through`; `extra_size` (repeated, up to 4) adds smaller copies of each photo
+/// to the JSON answer. The body is read under the request and per-image caps as it
 /// streams; a sixth image is refused at its part's headers. Decoding and encoding run on the CPU
 /// pool, never on the threads that answer requests.
 final class UploadRoutes: Sendable {
@@ -27,7 +28,7 @@ final class UploadRoutes: Sendable {
     let retryAfter: Int
     private let running = Mutex(0)
 
-    static let known: Set<String> = ["square", "gravity", "focus", "size", "fit", "bg", "budget", "max_side", "format", "pass_through", "response"]
+    static let known: Set<String> = ["square", "gravity", "focus", "size", "fit", "bg", "budget", "max_side", "extra_size", "format", "pass_through", "response"]
 
     init(settings: UploadSettings, maxRequestBytes: Int, maxConcurrent: Int, pool: CPUPool, metrics: UploadMetrics, retryAfter: Int) {
         self.metrics = metrics
@@ -42,6 +43,9 @@ final class UploadRoutes: Sendable {
         let query = QueryParameters(request.uri.query)
         let rules = try Self.rules(query, base: settings)
         let multipart = try Self.wantsMultipart(query, accept: request.headers[.accept])
+        if multipart, !rules.extraSides.isEmpty {
+            throw Problem.badParameter("the registration body holds the prepared photos only: ask for the extra sizes with response=json")
+        }
         try enter()
         defer { running.withLock { $0 -= 1 } }
 
@@ -132,6 +136,16 @@ final class UploadRoutes: Sendable {
             }
             rules.maxSide = side
             rules.minSide = min(rules.minSide, side)
+        }
+        // Repeated for each extra size, as a form or query list is.
+        let extraSides = query.pairs.filter { $0.0 == "extra_size" }.map(\.1)
+        if !extraSides.isEmpty {
+            rules.extraSides = try extraSides.map { text in
+                guard let side = Int(text), UploadSettings.sideRange.contains(side) else {
+                    throw Problem.badParameter("extra_size must be \(UploadSettings.sideRange.lowerBound)...\(UploadSettings.sideRange.upperBound), not \"\(text)\"")
+                }
+                return side
+            }
         }
         if let text = query["format"] {
             guard let format = UploadSettings.OutputFormat(rawValue: text.lowercased()) else {
