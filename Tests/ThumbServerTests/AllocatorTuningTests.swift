@@ -30,6 +30,27 @@ struct AllocatorTuningTests {
         }
         #expect(grewBy.contains { $0 >= blockBytes * 3 / 4 }, "in-use growth per try: \(grewBy)")
     }
+
+    /// Under the threshold a miss's buffer comes from an arena and stays there once freed, for the
+    /// next miss to reuse without faulting its pages in again (a mapping of its own would be gone).
+    @Test("a decode-sized block freed stays in the arena for the next one")
+    func aFreedBufferIsKeptForReuse() throws {
+        let tunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
+        guard !tunables.contains("mmap_threshold"), !tunables.contains("trim_threshold") else { return }
+        #expect(AllocatorTuning.apply())
+        let blockBytes = 16 << 20
+        var keptBy: [Int] = []
+        for _ in 0..<3 {
+            let block = UnsafeMutableRawPointer.allocate(byteCount: blockBytes, alignment: 16)
+            block.initializeMemory(as: UInt8.self, repeating: 1, count: blockBytes)
+            let held = try #require(HeapUsage.current())
+            block.deallocate()
+            let freed = try #require(HeapUsage.current())
+            keptBy.append(freed.freeInArenas - held.freeInArenas)
+            if keptBy.last! >= blockBytes * 3 / 4 { break }
+        }
+        #expect(keptBy.contains { $0 >= blockBytes * 3 / 4 }, "free bytes the arenas kept per try: \(keptBy)")
+    }
     #endif
 }
 

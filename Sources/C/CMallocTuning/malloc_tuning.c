@@ -21,10 +21,13 @@ static int set_malloc_option(int option, int value) {
 
 #if !defined(__GLIBC__)
 #define M_MMAP_THRESHOLD 0
+#define M_TRIM_THRESHOLD 0
 #define M_ARENA_MAX 0
 #endif
 
 int thumbd_fix_mmap_threshold(int bytes) { return set_malloc_option(M_MMAP_THRESHOLD, bytes); }
+
+int thumbd_fix_trim_threshold(int bytes) { return set_malloc_option(M_TRIM_THRESHOLD, bytes); }
 
 int thumbd_limit_arenas(int count) { return set_malloc_option(M_ARENA_MAX, count); }
 

@@ -5,6 +5,10 @@
 /// 0 when the C library has no such setting (not glibc) or refused it.
 int thumbd_fix_mmap_threshold(int bytes);
 
+/// Fixes how much free memory at the top of an arena glibc keeps before giving it back
+/// (M_TRIM_THRESHOLD). Returns 1 when set, 0 when not glibc or refused.
+int thumbd_fix_trim_threshold(int bytes);
+
 /// Caps the number of glibc malloc arenas at `count`. Returns 1 when set, 0 when the C library has
 /// no such setting (not glibc) or refused it.
 int thumbd_limit_arenas(int count);
