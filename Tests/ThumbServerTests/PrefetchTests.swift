@@ -133,6 +133,29 @@ struct PrefetchTests {
         try await origin.shutdown()
     }
 
+    /// A job cancelled without DELETE stays listed: it says running until its work has stopped,
+    /// so every report that says otherwise has counts that add up.
+    @Test("After a cancel, a job reports running until its work has stopped, then cancelled with counts that add up")
+    func cancelledReportsAddUp() async throws {
+        var routes: [String: OriginRoute] = [:]
+        for index in 0..<30 { routes["/c\(index).jpg"] = .image(Images.jpeg, latency: .milliseconds(700)) }
+        let origin = try await TestOrigin.start(routes: routes)
+        let daemon = try await TestDaemon.start()
+        let job = try PrefetchJobs.status(try await PrefetchJobs.post(daemon, ["urls": (0..<30).map { origin.url("/c\($0).jpg") }, "sizes": [64, 96]]))
+        #expect(await origin.waitForTotalRequests(count: 4, timeout: .seconds(20)))
+        _ = daemon.daemon.prefetcher.cancel(job.id)
+        var last = job
+        for _ in 0..<200 {
+            last = try PrefetchJobs.status(try await daemon.get("/v1/prefetch/\(job.id)"))
+            if last.state != .running { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(last.state == .cancelled)
+        #expect(last.done + last.alreadyCached + last.failed + last.cancelled == last.total && last.total == 60, "\(last)")
+        try await daemon.stop()
+        try await origin.shutdown()
+    }
+
     @Test("An interactive request for a URL being prefetched joins that job: one origin request")
     func interactiveJoinsPrefetch() async throws {
         let origin = try await TestOrigin.start(routes: ["/j.jpg": .image(Images.jpeg, latency: .milliseconds(800))])

@@ -83,10 +83,12 @@ struct SeveralSizesCommandTests {
         }
     }
 
-    @Test("several sizes are refused where one is made, and a size given twice", arguments: [
+    @Test("several sizes are refused where one is made, a size given twice, and over 8 sizes a prefetch", arguments: [
         ["thumbnail", "a.jpg", "--out-dir", "d", "--size", "160", "--size", "160"],
         ["thumbnail", "a.jpg", "--out-dir", "d", "--size", "300x400", "--size", "300X400"],
-        ["prefetch", "--size", "160", "--size", "320", "http://127.0.0.1:9/a.jpg"],
+        ["prefetch", "--size", "160", "--size", "160", "http://127.0.0.1:9/a.jpg"],
+        ["prefetch", "--size", "1", "--size", "2", "--size", "3", "--size", "4", "--size", "5", "--size", "6", "--size", "7",
+         "--size", "8", "--size", "9", "http://127.0.0.1:9/a.jpg"],
         ["sign", "http://127.0.0.1:9/a.jpg", "--size", "160", "--size", "320", "--key", "k"],
         ["prepare", "a.jpg", "--out", "d", "--size", "160", "--size", "320"],
     ])

@@ -77,6 +77,21 @@ struct UploadExtrasTests {
         #expect(ours >= theirs - 0.005, "SSIM \(ours) against the photo, prepared alone at 200 \(theirs)")
     }
 
+    /// A photo the budget shrank: no copy is larger than it, though its pixels before the
+    /// shrinking were.
+    @Test func noCopyIsLargerThanAPhotoTheBudgetShrank() async throws {
+        let photo = try #require(Fixtures.twelveMegapixelPhotos.first)
+        var settings = UploadSettings()
+        settings.budgetBytes = 40 * 1024
+        settings.qualityFloor = 90
+        settings.extraSides = [1100, 200]
+        let image = try #require(try await UploadPreparer.prepare(Fixtures.sources([photo]), settings: settings, run: Fixtures.run).first)
+        let longest = max(image.width, image.height)
+        try #require(longest < 1100, "the budget did not shrink the photo (\(image.width)x\(image.height))")
+        let sides = image.extras.map { max($0.width, $0.height) }
+        #expect(sides.count == 2 && sides[0] <= longest && sides[1] == 200, "copies \(sides), the photo \(longest)")
+    }
+
     @Test func extraSizesAreChecked() {
         var settings = UploadSettings()
         settings.extraSides = [160, 160]

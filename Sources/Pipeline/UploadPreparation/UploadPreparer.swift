@@ -120,7 +120,8 @@ public enum UploadPreparer {
         prepared.quality = result.quality
         prepared.action = .encoded
         prepared.steps = result.steps
-        prepared.extras = try extras(of: pixels, settings: settings)
+        // Never larger than the photo itself, which the budget may have shrunk below its pixels.
+        prepared.extras = try extras(of: pixels, settings: settings, longestSide: max(result.width, result.height))
         return prepared
     }
 
@@ -144,10 +145,11 @@ public enum UploadPreparer {
     }
 
     /// The extra sizes, largest first, each resized from `pixels` (the prepared photo before any
-    /// shrinking for the budget): the same crop as the photo, from one decode.
-    private static func extras(of pixels: PixelBuffer, settings: UploadSettings) throws -> [PreparedExtra] {
+    /// shrinking for the budget): the same crop as the photo, from one decode, its longest side
+    /// at most `longestSide` (the prepared photo's).
+    private static func extras(of pixels: PixelBuffer, settings: UploadSettings, longestSide: Int) throws -> [PreparedExtra] {
         try settings.extraSides.sorted(by: >).map { side in
-            let scale = min(1, Double(side) / Double(max(pixels.width, pixels.height)))
+            let scale = min(1, Double(min(side, longestSide)) / Double(max(pixels.width, pixels.height)))
             let width = max(1, Int((Double(pixels.width) * scale).rounded()))
             let height = max(1, Int((Double(pixels.height) * scale).rounded()))
             let resized = (width, height) == (pixels.width, pixels.height) ? pixels : Resampler.resize(pixels, width: width, height: height)
@@ -166,14 +168,14 @@ public enum UploadPreparer {
         var extraRules = settings
         extraRules.maxSide = largest
         extraRules.shape = settings.shape.map { shape in
-            let scale = Double(largest) / Double(max(shape.width, shape.height))
+            let scale = min(1, Double(largest) / Double(max(shape.width, shape.height)))
             var smaller = shape
             (smaller.width, smaller.height) = (max(1, Int((Double(shape.width) * scale).rounded())), max(1, Int((Double(shape.height) * scale).rounded())))
             return smaller
         }
         var ignored = prepared
         let pixels = try renderedPixels(bytes, renderRequest(for: info, settings: extraRules), into: &ignored, settings: settings)
-        prepared.extras = try extras(of: pixels, settings: settings)
+        prepared.extras = try extras(of: pixels, settings: settings, longestSide: max(prepared.width, prepared.height))
     }
 
     /// Right format, within the budget and the side cap (or exactly the shape), upright, square when asked, one frame.

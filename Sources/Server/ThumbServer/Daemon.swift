@@ -37,7 +37,7 @@ public final class Daemon: Sendable {
     public init(settings: DaemonSettings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        AllocatorTuning.apply()
+        AllocatorTuning.apply(reusingBuffers: settings.server.heapTrimInterval > .zero)
         metrics = ServerMetrics()
         // Before the cache opens: it sizes its kept files by the limit.
         let descriptors = DescriptorLimit.raise(for: settings.server.maxConnections)

@@ -329,6 +329,7 @@ final class DiskIndex: Sendable {
     /// Applies one batch in one transaction: all of it or none of it.
     func apply(_ batch: DiskIndexBatch) throws {
         guard !batch.isEmpty else { return }
+        hot.willApply(batch)
         var committed = false
         defer { hot.applied(batch, committed: committed) }
         try write(batch)

@@ -4,7 +4,10 @@ import Synchronization
 /// One prefetch job: its report, its duplicates filter, and the task doing the work.
 final class PrefetchJob: Sendable {
     let id: String
-    private let state: Mutex<(status: PrefetchStatus, seen: Set<String>, task: Task<Void, Never>?, endedAt: ContinuousClock.Instant?)>
+    /// `cancelRequested`: the job says `running` until its work has stopped, then `cancelled`, so
+    /// a report that is no longer running always has counts that add up.
+    private let state: Mutex<(status: PrefetchStatus, seen: Set<String>, task: Task<Void, Never>?, endedAt: ContinuousClock.Instant?,
+                              cancelRequested: Bool)>
     private let started = ContinuousClock.now
 
     /// Thumbnails each URL makes (the job's sizes): `total` counts thumbnails.
@@ -14,7 +17,7 @@ final class PrefetchJob: Sendable {
         self.id = id
         self.variantsPerURL = max(1, variantsPerURL)
         state = Mutex((PrefetchStatus(id: id, state: .running, total: 0, done: 0, alreadyCached: 0, failed: 0, cancelled: 0,
-                                      failures: [], bytes: 0, pagesFetched: 0, created: Date(), elapsedSeconds: 0), [], nil, nil))
+                                      failures: [], bytes: 0, pagesFetched: 0, created: Date(), elapsedSeconds: 0), [], nil, nil, false))
     }
 
     var status: PrefetchStatus {
@@ -37,7 +40,7 @@ final class PrefetchJob: Sendable {
         state.withLock { s in
             s.task = task
             // Cancelled between being listed and getting its task: the task stops at once too.
-            if s.status.state == .cancelled { task.cancel() }
+            if s.cancelRequested { task.cancel() }
         }
     }
 
@@ -71,7 +74,7 @@ final class PrefetchJob: Sendable {
     /// Stops new work now; downloads nobody else waits for are closed as their waits end.
     func cancel() {
         let task = state.withLock { s -> Task<Void, Never>? in
-            if s.status.state == .running { s.status.state = .cancelled }
+            if s.status.state == .running { s.cancelRequested = true }
             return s.task
         }
         task?.cancel()
@@ -79,7 +82,7 @@ final class PrefetchJob: Sendable {
 
     func finish() {
         state.withLock { s in
-            if s.status.state == .running { s.status.state = .finished }
+            if s.status.state == .running { s.status.state = s.cancelRequested ? .cancelled : .finished }
             // What never ran (cancelled before its turn) is counted, so the counts add up.
             let accounted = s.status.done + s.status.alreadyCached + s.status.failed + s.status.cancelled
             s.status.cancelled += max(0, s.status.total - accounted)

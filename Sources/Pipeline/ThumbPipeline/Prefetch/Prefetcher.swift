@@ -156,8 +156,9 @@ public final class Prefetcher: Sendable {
         }
     }
 
-    /// Makes `items` with at most `settings.concurrency` thumbnails in flight (a photo's variants
-    /// count each, and go together); stops starting new ones as soon as the job is cancelled.
+    /// Makes `items` with about `settings.concurrency` thumbnails in flight: a photo's variants go
+    /// together and count each, and one photo is always allowed, so a job with more sizes than the
+    /// limit makes one photo at a time. Stops starting new ones as soon as the job is cancelled.
     private func make(_ items: [PrefetchItem], in job: PrefetchJob, variants: [Variant]) async {
         let photosInFlight = max(1, settings.concurrency / variants.count)
         await withTaskGroup(of: Void.self) { group in
@@ -189,13 +190,14 @@ public final class Prefetcher: Sendable {
         case .url(let text):
             url = text
         }
-        let placeholder = await withTaskGroup(of: Placeholder?.self) { group in
-            for variant in variants {
-                group.addTask { await self.makeOne(url, variant: variant, in: job) }
+        // The first size's placeholder (in the order asked), whichever finishes first.
+        let placeholder = await withTaskGroup(of: (Int, Placeholder?).self) { group in
+            for (index, variant) in variants.enumerated() {
+                group.addTask { (index, await self.makeOne(url, variant: variant, in: job)) }
             }
-            var first: Placeholder?
-            for await placeholder in group where first == nil { first = placeholder }
-            return first
+            var found: [Int: Placeholder] = [:]
+            for await (index, placeholder) in group { found[index] = placeholder }
+            return found.min { $0.key < $1.key }?.value
         }
         if let placeholder {
             job.record { status in

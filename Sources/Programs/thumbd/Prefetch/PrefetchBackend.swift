@@ -15,7 +15,8 @@ protocol PrefetchBackend: Sendable {
     var label: String { get }
     func submit(_ job: PrefetchJobRequest) async throws -> PrefetchStatus
     func status(_ id: String) async throws -> PrefetchStatus
-    func cancel(_ id: String) async throws
+    /// Cancels the job; its last report when the backend waits for its work to stop (nil: poll).
+    func cancel(_ id: String) async throws -> PrefetchStatus?
     func close() async
 }
 
@@ -89,7 +90,15 @@ struct DaemonBackend: PrefetchBackend {
         request.headers.add(name: "Content-Type", value: "application/json")
         if let adminToken { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
         request.body = .bytes(ByteBuffer(data: try job.body()))
-        return try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 202)
+        let status = try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 202)
+        // A daemon older than `sizes` ignores it and makes its default size once a URL: said, not
+        // reported as done. (A list's count is known at once; a page's grows as it is fetched.)
+        if job.variants.count > 1, case .urls(let urls) = job.source, status.total != Set(urls).count * job.variants.count {
+            try? await cancel(status.id)
+            throw PrefetchFailure("\(label) holds \(status.total) thumbnails for \(Set(urls).count) URLs at \(job.variants.count) sizes: "
+                                  + "it predates several sizes a job; upgrade it, or run with --in-process")
+        }
+        return status
     }
 
     func status(_ id: String) async throws -> PrefetchStatus {
@@ -97,11 +106,12 @@ struct DaemonBackend: PrefetchBackend {
                          expecting: 200)
     }
 
-    func cancel(_ id: String) async throws {
+    /// DELETE answers once the job's work has stopped, with its last report, and forgets the job.
+    func cancel(_ id: String) async throws -> PrefetchStatus? {
         var request = HTTPClientRequest(url: base + "/v1/prefetch/\(id)")
         request.method = .DELETE
         if let adminToken { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
-        _ = try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 200)
+        return try await decode(try await HTTPClient.shared.execute(request, timeout: .seconds(30)), expecting: 200)
     }
 
     func close() async {}
@@ -153,7 +163,10 @@ final class InProcessBackend: PrefetchBackend {
         return status
     }
 
-    func cancel(_ id: String) async throws { prefetcher.cancel(id) }
+    func cancel(_ id: String) async throws -> PrefetchStatus? {
+        prefetcher.cancel(id)
+        return nil
+    }
 
     func close() async {
         pipeline.pool.shutdown()

@@ -48,6 +48,9 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     func validate() throws {
         let sizes = variantOptions.box.size
+        if let twice = Dictionary(grouping: sizes.map { $0.lowercased() }, by: { $0 }).first(where: { $0.value.count > 1 }) {
+            throw ValidationError("--size \(twice.key) is given twice: each size is made once.")
+        }
         guard sizes.count <= Prefetcher.maxSizes else {
             throw ValidationError("--size is given \(sizes.count) times; a job makes at most \(Prefetcher.maxSizes) sizes of each photo")
         }
@@ -62,8 +65,10 @@ struct PrefetchCommand: AsyncParsableCommand {
         let settings = loaded.daemon
         var defaults = settings.server.variants
         defaults.onlyPresets = false  // a daemon that takes only presets says so itself
-        let variants = try variantOptions.variants(format: format, preset: preset, defaults: defaults).map(\.variant)
-        if Set(variants).count < variants.count { throw ValidationError("--size names one size twice") }
+        // Two spellings of one box (128 and 128x128) are one thumbnail, as for the API's sizes.
+        var variants: [Variant] = []
+        for variant in try variantOptions.variants(format: format, preset: preset, defaults: defaults).map(\.variant)
+        where !variants.contains(variant) { variants.append(variant) }
         let job = try makeJob(variants: variants)
 
         let backend: any PrefetchBackend
@@ -114,7 +119,11 @@ struct PrefetchCommand: AsyncParsableCommand {
         while current.state == .running {
             if interrupt.happened, !cancelSent {
                 cancelSent = true
-                try? await backend.cancel(current.id)
+                // A daemon answers with the last report and forgets the job: nothing left to poll.
+                if let last = try? await backend.cancel(current.id) {
+                    current = last
+                    break
+                }
             }
             progress.show(current)
             try? await Task.sleep(for: .milliseconds(cancelSent ? 50 : 200))

@@ -6,29 +6,33 @@ import Foundation
 ///
 /// A block at or over the mmap threshold is a mapping of its own, unmapped when freed, so the
 /// next miss faults its pages in afresh from zeroed memory. At the 1 MiB threshold thumbd had
-/// fixed, that was a third of a progressive photo's miss (10 MP: 86 ms of CPU, 45 ms with the
-/// buffers reused; 2–5 MP baseline: 15 ms, 10 ms). So blocks up to 32 MiB (the most glibc
+/// fixed, that was over a third of a progressive photo's miss (10 MP: 86 ms of CPU, 53 ms with
+/// the buffers reused; 2 MP baseline: 15 ms, 13 ms; `Scripts/miss-cpu.sh`). So blocks up to 32 MiB (the most glibc
 /// takes on 64-bit; a 24 MP progressive photo's coefficients are bigger and still mapped) come
 /// from the arenas and are reused, and an arena keeps up to 64 MiB free at its top before giving
 /// the rest back. What stays free inside the arenas is given back every `server.heap_trim`
-/// (`HeapTrimmer`), so the resident set stays bounded under hours of load. Both are fixed (glibc
-/// otherwise moves them as blocks come and go). An operator's own `GLIBC_TUNABLES` setting of
-/// either, or of the arena count (or `MALLOC_ARENA_MAX`), is left alone.
+/// (`HeapTrimmer`), so the resident set stays bounded under hours of load; with the trim off
+/// (`reusingBuffers` false) nothing would bound it, and every block of 1 MiB or more is a mapping
+/// of its own again, as before. Both are fixed (glibc otherwise moves them as blocks come and go).
+/// An operator's own `GLIBC_TUNABLES` setting of either, or of the arena count (or
+/// `MALLOC_ARENA_MAX`), is left alone.
 enum AllocatorTuning {
     static let mmapThreshold: Int32 = 32 << 20
     static let trimThreshold: Int32 = 64 << 20
+    /// With no trim to give freed buffers back.
+    static let unpooledMmapThreshold: Int32 = 1 << 20
 
     /// True when the mmap threshold was fixed here.
     @discardableResult
-    static func apply() -> Bool {
+    static func apply(reusingBuffers: Bool = true) -> Bool {
         let environment = ProcessInfo.processInfo.environment
         let tunables = environment["GLIBC_TUNABLES"] ?? ""
         if !tunables.contains("arena_max") && environment["MALLOC_ARENA_MAX"] == nil {
             thumbd_limit_arenas(Int32(arenaCount))
         }
-        if !tunables.contains("trim_threshold") { thumbd_fix_trim_threshold(trimThreshold) }
+        if reusingBuffers, !tunables.contains("trim_threshold") { thumbd_fix_trim_threshold(trimThreshold) }
         if tunables.contains("mmap_threshold") { return false }
-        return thumbd_fix_mmap_threshold(mmapThreshold) == 1
+        return thumbd_fix_mmap_threshold(reusingBuffers ? mmapThreshold : unpooledMmapThreshold) == 1
     }
 
     /// glibc gives each thread that meets a locked arena a new one, up to eight per core; every
