@@ -15,6 +15,7 @@ trap cleanup EXIT
 env -i PATH="$PATH" HOME="$scratch" ${tunables:+GLIBC_TUNABLES=$tunables} THUMBD_ALLOW_NETWORKS=127.0.0.0/8 \
     THUMBD_CACHE_DIR="$scratch/cache" THUMBD_LISTEN=127.0.0.1:$port THUMBD_SERVER_ACCESS_LOG=false \
     "$thumbd" serve > "$scratch/daemon.log" 2>&1 < /dev/null & daemon=$!
+disown "$daemon"
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
 url="http://127.0.0.1:$origin_port/$(basename "$photo")"
 ask() { curl -sf -o /dev/null "http://127.0.0.1:$port/v1/thumbnail?url=$url&size=$1&gravity=center"; }
