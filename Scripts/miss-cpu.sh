@@ -11,7 +11,9 @@ thumbd=${THUMBD:-$(dirname "$0")/../.build/release/thumbd}
 scratch=$(mktemp -d); origin_port=18090; port=18091
 cleanup() { kill -9 "${daemon:-0}" "${origin:-0}" 2>/dev/null || true; rm -rf "$scratch"; }
 trap cleanup EXIT
-(cd "$(dirname "$photo")" && exec python3 -m http.server "$origin_port" --bind 127.0.0.1 > /dev/null 2>&1) & origin=$!
+python3 -m http.server "$origin_port" --bind 127.0.0.1 --directory "$(dirname "$photo")" > /dev/null 2>&1 & origin=$!
+# Both are killed at the end; disowned, the shell prints no "Killed" line for them.
+disown "$origin"
 env -i PATH="$PATH" HOME="$scratch" ${tunables:+GLIBC_TUNABLES=$tunables} THUMBD_ALLOW_NETWORKS=127.0.0.0/8 \
     THUMBD_CACHE_DIR="$scratch/cache" THUMBD_LISTEN=127.0.0.1:$port THUMBD_SERVER_ACCESS_LOG=false \
     "$thumbd" serve > "$scratch/daemon.log" 2>&1 < /dev/null & daemon=$!
