@@ -149,14 +149,18 @@ public enum UploadPreparer {
     /// at most `longestSide` (the prepared photo's).
     private static func extras(of pixels: PixelBuffer, settings: UploadSettings, longestSide: Int) throws -> [PreparedExtra] {
         try settings.extraSides.sorted(by: >).map { side in
-            let scale = min(1, Double(min(side, longestSide)) / Double(max(pixels.width, pixels.height)))
-            let width = max(1, Int((Double(pixels.width) * scale).rounded()))
-            let height = max(1, Int((Double(pixels.height) * scale).rounded()))
+            let (width, height) = shrunk(pixels.width, pixels.height, toLongestSide: min(side, longestSide))
             let resized = (width, height) == (pixels.width, pixels.height) ? pixels : Resampler.resize(pixels, width: width, height: height)
             let result = try encodeWithinBudget(resized, settings: settings, minSide: min(settings.minSide, side))
             return PreparedExtra(side: side, bytes: result.bytes, format: settings.format.imageFormat, width: result.width,
                                  height: result.height, quality: result.quality, steps: result.steps)
         }
+    }
+
+    /// `width` x `height` scaled so the longer side is at most `longestSide`, never enlarged.
+    private static func shrunk(_ width: Int, _ height: Int, toLongestSide longestSide: Int) -> (width: Int, height: Int) {
+        let scale = min(1, Double(longestSide) / Double(max(width, height)))
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 
     /// A handed-on image is still decoded once, so a damaged file is refused rather than passed
@@ -168,9 +172,8 @@ public enum UploadPreparer {
         var extraRules = settings
         extraRules.maxSide = largest
         extraRules.shape = settings.shape.map { shape in
-            let scale = min(1, Double(largest) / Double(max(shape.width, shape.height)))
             var smaller = shape
-            (smaller.width, smaller.height) = (max(1, Int((Double(shape.width) * scale).rounded())), max(1, Int((Double(shape.height) * scale).rounded())))
+            (smaller.width, smaller.height) = shrunk(shape.width, shape.height, toLongestSide: largest)
             return smaller
         }
         var ignored = prepared

@@ -70,13 +70,20 @@ final class DecodeShares: Sendable {
         }
     }
 
-    /// The decoded photo for `ticket`'s size of `source`: decoded here by `decode` for every size
-    /// of the group when this job is the first to ask, else the one another job made or is making
-    /// (`reused`). Nil when no shared decode can serve it; the job then decodes alone.
-    func photo(_ ticket: Ticket, source: Source,
-               decode: @Sendable ([ThumbnailRequest]) async throws -> DecodedPhoto) async throws -> (photo: DecodedPhoto, reused: Bool)? {
-        enum Step { case lead([ThumbnailRequest]), wait, alone }
-        let step = state.withLock { s -> Step in
+    /// What a job does about its photo's decode once it has the original.
+    enum Role: Sendable {
+        /// Decode for every size of the group (`requests`, its own among them), then `finish`.
+        case lead([ThumbnailRequest])
+        /// Another job is decoding this original, or has: `photo` gives it.
+        case follow
+        /// No shared decode can serve it (another original): it decodes alone.
+        case alone
+    }
+
+    /// `ticket`'s role in its photo's decode of `source`. A leader must call `finish` whatever
+    /// happens (`finish` after a finish changes nothing), or its followers wait for ever.
+    func role(_ ticket: Ticket, source: Source) -> Role {
+        state.withLock { s -> Role in
             guard var group = s.groups[ticket.url] else { return .alone }
             switch group.decode {
             case .notStarted:
@@ -84,41 +91,38 @@ final class DecodeShares: Sendable {
                 s.groups[ticket.url] = group
                 return .lead(Array(group.requests.values))
             case .running(let made, _), .finished(let made, _):
-                return made == source ? .wait : .alone
+                return made == source ? .follow : .alone
             }
         }
-        switch step {
-        case .alone:
-            return nil
-        case .lead(let requests):
-            do {
-                let photo = try await decode(requests)
-                finish(ticket.url, photo)
-                return (photo, false)
-            } catch {
-                finish(ticket.url, nil)
-                throw error
-            }
-        case .wait:
-            let photo = await withCheckedContinuation { (continuation: CheckedContinuation<DecodedPhoto?, Never>) in
-                let ready = state.withLock { s -> DecodedPhoto?? in
-                    switch s.groups[ticket.url]?.decode {
-                    case .running(let made, var waiters):
-                        waiters.append(continuation)
-                        s.groups[ticket.url]?.decode = .running(made, waiters: waiters)
-                        return .none
-                    case .finished(_, let photo):
-                        return .some(photo)
-                    case .notStarted, nil:
-                        return .some(nil)
-                    }
+    }
+
+    /// For a follower: the decoded photo another job made (waiting for it while it is made), or
+    /// nil when it failed, was cancelled, or does not serve `ticket`'s size.
+    func photo(_ ticket: Ticket) async -> DecodedPhoto? {
+        let photo = await withCheckedContinuation { (continuation: CheckedContinuation<DecodedPhoto?, Never>) in
+            let ready = state.withLock { s -> DecodedPhoto?? in
+                switch s.groups[ticket.url]?.decode {
+                case .running(let made, var waiters):
+                    waiters.append(continuation)
+                    s.groups[ticket.url]?.decode = .running(made, waiters: waiters)
+                    return .none
+                case .finished(_, let photo):
+                    return .some(photo)
+                case .notStarted, nil:
+                    return .some(nil)
                 }
-                if let ready { continuation.resume(returning: ready) }
             }
-            guard let photo, photo.serves(ticket.request) else { return nil }
-            shared()
-            return (photo, true)
+            if let ready { continuation.resume(returning: ready) }
         }
+        guard let photo, photo.serves(ticket.request) else { return nil }
+        shared()
+        return photo
+    }
+
+    /// For a leader: hands its decode (nil: it failed or never ran) to the jobs waiting for it.
+    /// Only the first call counts.
+    func finish(_ ticket: Ticket, _ photo: DecodedPhoto?) {
+        finish(ticket.url, photo)
     }
 
     private func finish(_ url: NormalizedURL, _ photo: DecodedPhoto?) {

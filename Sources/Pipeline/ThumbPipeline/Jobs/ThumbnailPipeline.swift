@@ -202,22 +202,33 @@ public final class ThumbnailPipeline: Sendable {
         try Task.checkCancellation()
         let maker = settings.maker
         let (cache, metrics, keepOriginals, shared, pool) = (cache, metrics, settings.keepOriginals, sharing ? shared : nil, pool)
-        var sharedDecode: (photo: DecodedPhoto, reused: Bool)?
-        if let ticket {
-            let made = DecodeShares.Source(byteCount: source.bytes.count, validators: source.validators)
-            sharedDecode = try await decodes.photo(ticket, source: made) { requests in
-                try await pool.run(priority: priority) { try Thumbnailer.decode(source.bytes, for: requests) }
-            }
-        }
-        let decoded = sharedDecode
+        // A leader decodes for every size of its photo inside its own CPU job, so a miss waits for
+        // the CPU queue once; a follower waits for that decode first.
+        let decodes = decodes
+        let role = ticket.map { decodes.role($0, source: DecodeShares.Source(byteCount: source.bytes.count, validators: source.validators)) }
+        let followed: DecodedPhoto?
+        if let ticket, case .follow = role { followed = await decodes.photo(ticket) } else { followed = nil }
+        // Whatever happens to the leader's job (an error, a cancellation before it ran), its
+        // followers are told; after the job's own `finish` this changes nothing.
+        defer { if let ticket, case .lead = role { decodes.finish(ticket, nil) } }
         return try await pool.run(priority: priority) { () throws -> PipelineResult in
             let request = maker.request(for: variant)
-            let usable = decoded.flatMap { $0.photo.serves(request) ? $0 : nil }
-            let decodedPhoto = try usable?.photo ?? Thumbnailer.decode(source.bytes, for: [request])
+            let decodedPhoto: DecodedPhoto
+            if let followed {
+                decodedPhoto = followed
+            } else if let ticket, case .lead(let requests) = role {
+                do { decodedPhoto = try Thumbnailer.decode(source.bytes, for: requests) } catch {
+                    decodes.finish(ticket, nil)
+                    throw error
+                }
+                decodes.finish(ticket, decodedPhoto)
+            } else {
+                decodedPhoto = try Thumbnailer.decode(source.bytes, for: [request])
+            }
             let thumbnail = try maker.make(decodedPhoto, as: variant)
             let bytes = thumbnail.bytes
             // A decode another job made is counted once, by that job.
-            if usable?.reused != true { metrics.decode.recordNanoseconds(thumbnail.timings.decode.nanoseconds) }
+            if followed == nil { metrics.decode.recordNanoseconds(thumbnail.timings.decode.nanoseconds) }
             // Choosing a smart crop's window is part of cropping and resizing.
             metrics.resize.recordNanoseconds((thumbnail.timings.resize + thumbnail.timings.crop).nanoseconds)
             metrics.placeholder.recordNanoseconds(thumbnail.timings.placeholder.nanoseconds)

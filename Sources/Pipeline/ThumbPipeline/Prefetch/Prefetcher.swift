@@ -20,6 +20,14 @@ public final class Prefetcher: Sendable {
     /// Sizes one job may make of each photo (`sizes`): a shop shows a photo in two to five.
     public static let maxSizes = 8
 
+    /// `variants` in their order, each once: two spellings of one size (128 and 128x128, or sizes
+    /// that dpr takes past the limit alike) are one thumbnail.
+    public static func distinct(_ variants: [Variant]) -> [Variant] {
+        var distinct: [Variant] = []
+        for variant in variants where !distinct.contains(variant) { distinct.append(variant) }
+        return distinct
+    }
+
     public let settings: PrefetchSettings
     private let pipeline: ThumbnailPipeline
     private let maker: any PrefetchMaker
@@ -45,8 +53,7 @@ public final class Prefetcher: Sendable {
     /// download and its decode serve them all (`DecodeShares`). Each variant of each URL is one
     /// thumbnail in the report's counts; duplicate variants are made once.
     public func submit(_ source: Source, variants: [Variant]) throws(PrefetchRefused) -> PrefetchStatus {
-        var distinctVariants: [Variant] = []
-        for variant in variants where !distinctVariants.contains(variant) { distinctVariants.append(variant) }
+        let distinctVariants = Self.distinct(variants)
         guard !distinctVariants.isEmpty else { throw PrefetchRefused(code: .noURLs, message: "the job names no size") }
         var initial: [PrefetchItem] = []
         switch source {

@@ -94,7 +94,7 @@ struct DaemonBackend: PrefetchBackend {
         // A daemon older than `sizes` ignores it and makes its default size once a URL: said, not
         // reported as done. (A list's count is known at once; a page's grows as it is fetched.)
         if job.variants.count > 1, case .urls(let urls) = job.source, status.total != Set(urls).count * job.variants.count {
-            try? await cancel(status.id)
+            _ = try? await cancel(status.id)
             throw PrefetchFailure("\(label) holds \(status.total) thumbnails for \(Set(urls).count) URLs at \(job.variants.count) sizes: "
                                   + "it predates several sizes a job; upgrade it, or run with --in-process")
         }

@@ -66,9 +66,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         var defaults = settings.server.variants
         defaults.onlyPresets = false  // a daemon that takes only presets says so itself
         // Two spellings of one box (128 and 128x128) are one thumbnail, as for the API's sizes.
-        var variants: [Variant] = []
-        for variant in try variantOptions.variants(format: format, preset: preset, defaults: defaults).map(\.variant)
-        where !variants.contains(variant) { variants.append(variant) }
+        let variants = Prefetcher.distinct(try variantOptions.variants(format: format, preset: preset, defaults: defaults).map(\.variant))
         let job = try makeJob(variants: variants)
 
         let backend: any PrefetchBackend

@@ -99,16 +99,13 @@ struct PrefetchRoutes: Sendable {
             throw Problem.badParameter("sizes must be an array of 1 to \(Prefetcher.maxSizes) sizes, each a number or \"WxH\" as for size")
         }
         // The same size written twice is refused, as the schema's uniqueItems says; two spellings
-        // of one box (128 and "128x128", or sizes that dpr takes past the limit alike) are made once.
+        // of one box are made once (`Prefetcher.distinct`).
         var written = Set<String>()
-        var variants: [Variant] = []
-        for size in list {
+        return try list.map { size in
             guard written.insert("\(type(of: size)):\(size)").inserted else { throw Problem.badParameter("sizes names \(size) twice") }
             var fields = object
             fields["size"] = size
-            let variant = try Self.variant(fields, settings: settings)
-            if !variants.contains(variant) { variants.append(variant) }
+            return try Self.variant(fields, settings: settings)
         }
-        return variants
     }
 }

@@ -131,22 +131,13 @@ final class UploadRoutes: Sendable {
             rules.budgetBytes = bytes
         }
         if let text = query["max_side"] {
-            guard let side = Int(text), UploadSettings.sideRange.contains(side) else {
-                throw Problem.badParameter("max_side must be \(UploadSettings.sideRange.lowerBound)...\(UploadSettings.sideRange.upperBound), not \"\(text)\"")
-            }
+            let side = try Self.side("max_side", text)
             rules.maxSide = side
             rules.minSide = min(rules.minSide, side)
         }
         // Repeated for each extra size, as a form or query list is.
         let extraSides = query.pairs.filter { $0.0 == "extra_size" }.map(\.1)
-        if !extraSides.isEmpty {
-            rules.extraSides = try extraSides.map { text in
-                guard let side = Int(text), UploadSettings.sideRange.contains(side) else {
-                    throw Problem.badParameter("extra_size must be \(UploadSettings.sideRange.lowerBound)...\(UploadSettings.sideRange.upperBound), not \"\(text)\"")
-                }
-                return side
-            }
-        }
+        if !extraSides.isEmpty { rules.extraSides = try extraSides.map { try Self.side("extra_size", $0) } }
         if let text = query["format"] {
             guard let format = UploadSettings.OutputFormat(rawValue: text.lowercased()) else {
                 throw Problem.badParameter("format must be jpeg or webp, not \"\(text)\"")
@@ -155,6 +146,14 @@ final class UploadRoutes: Sendable {
         }
         try rules.validate()
         return rules
+    }
+
+    /// A side in pixels, as `max_side` and `extra_size` take it.
+    private static func side(_ name: String, _ text: String) throws -> Int {
+        guard let side = Int(text), UploadSettings.sideRange.contains(side) else {
+            throw Problem.badParameter("\(name) must be \(UploadSettings.sideRange.lowerBound)...\(UploadSettings.sideRange.upperBound), not \"\(text)\"")
+        }
+        return side
     }
 
     static func wantsMultipart(_ query: QueryParameters, accept: String?) throws -> Bool {
