@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test test-passes test-clock build release package package-deps image image-deps package-test package-test-debug deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
+.PHONY: run test test-passes test-clock build release package package-deps image image-deps package-test package-test-debug deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-misses bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
 # thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
 # (full RELRO), as `make package` ships it, so `make run` and the package share one build.
@@ -207,6 +207,11 @@ crop-deps:
 # Smart crops on generated product scenes: thumbd against vips attention and thumbor's smart crop.
 bench-crop: bench-deps crop-deps release
 	.build/release/thumbd-bench crop --corpus $(CORPORA)/photos
+
+# Misses over HTTP: thumbd serve against a thumbor server (one process per core), 300x400 centre crops
+# of the crop scenes and the corpus photos from one nginx origin, 8 clients at once, 3 rounds.
+bench-misses: bench-deps crop-deps release
+	.build/release/thumbd-bench misses --corpus $(CORPORA)/photos $(BENCH_MISSES_ARGS)
 
 # The same at a 3:4 card and a 16:9 banner: every method crops to exactly that box.
 bench-crop-shapes: bench-deps crop-deps release

@@ -10,7 +10,7 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderrText)")
         let help = result.stdoutText
         #expect(help.contains("USAGE: thumbd-bench"), "\(help)")
-        for subcommand in ["thumbnails", "cache", "serve", "fleet", "prefetch", "prepare", "ui", "crop", "crash", "soak"] {
+        for subcommand in ["thumbnails", "cache", "serve", "fleet", "prefetch", "prepare", "ui", "crop", "crash", "soak", "misses"] {
             #expect(help.contains("  \(subcommand) "), "--help does not list \(subcommand)")
         }
     }
@@ -27,6 +27,9 @@ import TestSupport
         let result = try BenchCLI.run(["cache", "--entries", "10"])
         #expect(result.status == 2, "\(result.stderrText)")
         #expect(result.stderrText.contains("--entries must be at least 1000"), "\(result.stderrText)")
+        let misses = try BenchCLI.run(["misses", "--shape", "300x"])
+        #expect(misses.status == 2, "\(misses.stderrText)")
+        #expect(misses.stderrText.contains("--shape must be WxH"), "\(misses.stderrText)")
     }
 
     @Test func thumbdHasNoBenchCommand() throws {

@@ -11,7 +11,7 @@ struct ThumbdBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbd-bench",
         abstract: "Measure thumbd against its targets and peers (thumbnails by default, or crops, the cache, serving, a fleet, crashes, a long soak).",
-        subcommands: [BenchThumbnailsCommand.self, BenchFormatsCommand.self, BenchCropCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self, BenchCrashCommand.self, BenchSoakCommand.self, BenchSharedCommand.self, BenchSizesCommand.self, BenchProgressiveCommand.self],
+        subcommands: [BenchThumbnailsCommand.self, BenchFormatsCommand.self, BenchCropCommand.self, BenchCacheCommand.self, BenchServeCommand.self, BenchFleetCommand.self, BenchPrefetchCommand.self, BenchPrepareCommand.self, BenchUICommand.self, BenchCrashCommand.self, BenchSoakCommand.self, BenchSharedCommand.self, BenchSizesCommand.self, BenchProgressiveCommand.self, BenchMissesCommand.self],
         defaultSubcommand: BenchThumbnailsCommand.self
     )
 
