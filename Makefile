@@ -2,7 +2,7 @@
 #   make run    install missing system libraries, build (release), start the daemon (thumbd serve)
 #   make test   install missing system libraries, build, run the whole test suite and the HTTP
 #               contract, try the Debian package and the container image (package-test), then every
-#               fuzz target for 20 s (TEST_FUZZ_SECONDS); it prints how long each step took
+#               fuzz target for 12 s (TEST_FUZZ_SECONDS); it prints how long each step took
 #
 # System libraries come from Debian's packages, installed with apt-get when missing
 # (as root, or through sudo). Nothing is downloaded from anywhere else.
@@ -42,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test test-passes test-clock build release package package-deps image image-deps package-test package-test-debug deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-misses bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
+.PHONY: run test test-clock build release package package-deps image image-deps package-test package-test-debug deps s3-deps browser-deps fleet-deps reference-deps contract contract-deps bench-deps crop-deps bench bench-formats bench-serve bench-fleet bench-prefetch bench-prepare bench-crop bench-misses bench-crop-shapes bench-ui bench-crash bench-soak asan-broken tsan-cache fuzz-build fuzz clean install install-files install-user uninstall
 
 # thumbd's release build links the Swift runtime in, carries no RPATH and binds every symbol at start
 # (full RELRO), as `make package` ships it, so `make run` and the package share one build.
@@ -87,12 +87,11 @@ CPU_HEAVY_NETWORK_TESTS := ThumbServerTests.UploadTests|ThumbServerTests.Inspect
 FLEET_TESTS := ThumbFleetTests
 
 # Each step prints how long it took and how busy the cores were (Scripts/timed-step.sh); the last
-# prints them all. Every install comes first (the prerequisites). The fuzz build (its own compile of
-# the codecs with libFuzzer and AddressSanitizer, about 6 minutes of both cores) runs beside every test
-# pass at the lowest priority, on the cycles they leave idle (a quarter to two thirds of the cores in
-# each pass, and most of the package test, which waits on apt, dpkg and podman): a test's thread
-# preempts a nice 19 compiler at once. The fuzz targets then run alone, each needing its core to
-# reach its floor of executions. (Beside the package test only, it made that step 551 s.)
+# prints them all. Every install comes first (the prerequisites). The package test packs the tests'
+# own build (package-test-debug, below), so it is mostly waiting on apt, dpkg and podman: the fuzz build
+# compiles beside it at the lowest priority, and the fuzz targets then run alone, each needing its
+# core to reach its floor of executions. (Beside a release build of the package, the fuzz build only
+# shared the two cores: 1,150 s against 1,156 s one after the other.)
 TIMED := Scripts/timed-step.sh
 # Runs its commands side by side and fails if any fails: thumbd's tests and the benchmarks' in one pass.
 TOGETHER := Scripts/together.sh
@@ -100,13 +99,6 @@ TOGETHER := Scripts/together.sh
 test: test-clock deps browser-deps fleet-deps reference-deps contract-deps s3-deps package-deps image-deps
 	@$(TIMED) --installed
 	$(TIMED) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(TOGETHER) "$(MAKE) --no-print-directory test-passes" \
-	  "$(TIMED) 'fuzz-build (beside)' nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 || { tail -n 60 .build/fuzz-build.log; exit 1; }"
-	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
-	@$(TIMED) --report
-
-# Every test pass after the build, one after the other (`make test` runs the fuzz build beside them).
-test-passes:
 	$(TIMED) bench-build $(SWIFT) build $(BENCH_PACKAGE) --build-tests $(BUILD_FLAGS)
 	$(TIMED) cpu-pass $(TOGETHER) "$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(NETWORK_TESTS)'" \
 	  "$(BENCH_TESTS) --skip '$(CRASH_TESTS)'"
@@ -115,7 +107,10 @@ test-passes:
 	  "$(BENCH_TESTS) --filter '$(CRASH_TESTS)'"
 	$(TIMED) fleet-pass $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(FLEET_TESTS)'
 	$(TIMED) contract $(MAKE) --no-print-directory contract
-	$(TIMED) package-test $(MAKE) --no-print-directory package-test-debug
+	$(TIMED) package-test $(TOGETHER) "$(MAKE) --no-print-directory package-test-debug" \
+	  "nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 || { tail -n 60 .build/fuzz-build.log; exit 1; }"
+	$(TIMED) fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_WORK=$(TEST_FUZZ_WORK)
+	@$(TIMED) --report
 
 test-clock:
 	@$(TIMED) --start
@@ -285,14 +280,14 @@ tsan-cache: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ThumbCacheTests
 
 # libFuzzer on thumbd's parsers (Fuzz/README.md): thumbd-fuzz built with libFuzzer and AddressSanitizer
-# in its own build folder, then every target for FUZZ_SECONDS each (FUZZ_SECONDS=20 for CI; FUZZ_TARGETS
+# in its own build folder, then every target for FUZZ_SECONDS each (FUZZ_SECONDS=12 for CI; FUZZ_TARGETS
 # picks some). Seeds come from TestImages/ and $(CORPORA) at run time; the grown corpora, logs and
 # crash artifacts go to FUZZ_WORK, outside the repository. Exit status 1 when a target crashed.
 FUZZ_SECONDS ?= 600
-# `make test` (and so CI) runs every target briefly, so a crash seen once stays found: 15 targets x 20 s,
+# `make test` (and so CI) runs every target briefly, so a crash seen once stays found: 15 targets x 12 s,
 # one per core at a time, each required to reach 50 executions a second (FUZZ_MIN_EXECS_PER_SECOND),
 # after the fuzz build (about 6 minutes from scratch on 2 cores). On a fresh machine the corpora start from the seeds.
-TEST_FUZZ_SECONDS ?= 20
+TEST_FUZZ_SECONDS ?= 12
 TEST_FUZZ_WORK ?= /tmp/thumbd-fuzz-test
 FUZZ_SCRATCH ?= .build-fuzz
 FUZZ_WORK    ?= /tmp/thumbd-fuzz

@@ -3,8 +3,7 @@
 # runs COMMAND and prints how long it took and the time since the start, and records it; `--installed`
 # records the time the prerequisites' installs took (since the start); `--report`
 # prints every step recorded since the start, with how busy the machine's cores were during it (a
-# step that leaves them idle could share its time with another). A step named "... (beside)" ran beside
-# the others: it is listed but not added to the total. The record is $TEST_STEPS
+# step that leaves them idle could share its time with another). The record is $TEST_STEPS
 # (.build/test-steps.tsv).
 set -u
 steps=${TEST_STEPS:-.build/test-steps.tsv}
@@ -23,7 +22,7 @@ case "${1:-}" in
     --report)
         [ -f "$steps" ] || exit 0
         echo "make test, step by step (seconds):"
-        awk -F'\t' '$1 != "start" { printf "  %-16s %6d s%s\n", $1, $2, ($3 == "" ? "" : sprintf("   cores %3d%% busy", $3)); if ($1 !~ /\(beside\)$/) total += $2 }
+        awk -F'\t' '$1 != "start" { printf "  %-16s %6d s%s\n", $1, $2, ($3 == "" ? "" : sprintf("   cores %3d%% busy", $3)); total += $2 }
                      END { printf "  %-16s %6d s\n", "all steps", total }' "$steps"
         begun=$(awk -F'\t' '$1 == "start" { print $2 }' "$steps")
         [ -n "$begun" ] && echo "  since make test began: $(( $(date +%s) - begun )) s (installs included)"
