@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "ConsoleText", targets: ["ConsoleText"]),
         .library(name: "CropScenes", targets: ["CropScenes"]),
         .library(name: "ExitStatus", targets: ["ExitStatus"]),
+        .library(name: "HeapTuning", targets: ["HeapTuning"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "ImageCore", targets: ["ImageCore"]),
@@ -87,6 +88,8 @@ let package = Package(
         // sd_notify's datagram without libsystemd (the socket address is C work); ServiceNotify is its Swift face.
         .target(name: "CSystemdNotify", path: "Sources/C/CSystemdNotify"),
         .target(name: "CMallocTuning", path: "Sources/C/CMallocTuning"),
+        // glibc's malloc set to reuse a miss's large buffers: the daemon, the batch commands, the benchmarks.
+        .target(name: "HeapTuning", dependencies: ["CMallocTuning"], path: "Sources/Shared/HeapTuning"),
         .target(name: "CFileSync", path: "Sources/C/CFileSync"),
         .target(name: "CBackgroundIO", path: "Sources/C/CBackgroundIO"),
         // SHA-256 and HMAC-SHA256 from the system's libcrypto (libssl-dev), not a copy of BoringSSL
@@ -200,7 +203,7 @@ let package = Package(
         .target(
             name: "ThumbServer",
             dependencies: [
-                "ThumbPipeline", "ThumbVariant", "ThumbCache", "ImageCore", "NetworkGuard", "ObjectStorage", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning",
+                "ThumbPipeline", "ThumbVariant", "ThumbCache", "ImageCore", "NetworkGuard", "ObjectStorage", "UploadPreparation", "UploadForms", "ServiceNotify", "ThumbFleet", "CMallocTuning", "HeapTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -238,7 +241,7 @@ let package = Package(
             dependencies: [
                 "Thumbnailer", "ImageCodecs", "ThumbCache",
                 "ThumbdConfig", "ThumbServer", "ThumbPipeline", "ThumbVariant", "UploadPreparation", "UploadForms", "ByteUnits", "ImageCore", "BuildInfo", "ThumbFleet",
-                "ConsoleText", "InputFiles", "ExitStatus", "ObjectStorage",
+                "ConsoleText", "InputFiles", "ExitStatus", "ObjectStorage", "HeapTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -334,7 +337,7 @@ let package = Package(
             name: "ThumbServerTests",
             dependencies: [
                 "ObjectStorage",
-                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation", "ImageQuality",
+                "TestSupport", "TestOrigin", "DaemonTestSupport", "ThumbServer", "HeapTuning", "ThumbdConfig", "ThumbPipeline", "ThumbVariant", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore", "ChildProcess", "thumbd", "CSystemdNotify", "ThumbFleet", "ImagePlaceholder", "Thumbnailer", "UploadPreparation", "ImageQuality",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -27,6 +27,8 @@ let package = Package(
             name: "ThumbdBench",
             dependencies: [
                 .product(name: "Thumbnailer", package: "thumbd"),
+                // thumbd's buffer reuse, so in-process rows measure what the daemon and the CLI run.
+                .product(name: "HeapTuning", package: "thumbd"),
                 .product(name: "ImageCodecs", package: "thumbd"),
                 // `progressive` cuts JPEGs after their first scans.
                 .product(name: "JPEGCodec", package: "thumbd"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeapTuning
 @testable import ThumbServer
 
 @Suite("malloc tuning and the heap's totals")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConsoleText
 import Foundation
+import HeapTuning
 import ImageCore
 import ThumbPipeline
 import ThumbVariant
@@ -142,6 +143,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Buffers reused from photo to photo, as the daemon reuses them from miss to miss.
+        AllocatorTuning.apply()
         var limits = DecodeLimits()
         limits.maxPixels = Int(maxMegapixels * 1_000_000)
         if let outDir {

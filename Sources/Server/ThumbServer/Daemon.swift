@@ -1,3 +1,4 @@
+import HeapTuning
 import Hummingbird
 import Logging
 import NIOCore

@@ -121,14 +121,15 @@ struct BenchPeers: Sendable {
     // MARK: - thumbd's CLI as a child
 
     func thumbdCommandLine(workers: Int) -> String {
-        "thumbd thumbnail --out-dir DIR --size \(shape.cliSize) --gravity center --quality \(quality) --quiet --jobs \(workers) (or 1 under taskset -c 0) FILES..."
+        "thumbd thumbnail --out-dir DIR --size \(shape.cliSize) --gravity center --format jpeg --quality \(quality) --quiet --jobs \(workers) (or 1 under taskset -c 0) FILES..."
     }
 
     /// `--gravity center` because the CLI's own default is the smart crop, and vipsthumbnail and
-    /// the in-process rows crop the centre.
+    /// the in-process rows crop the centre; `--format jpeg` because vipsthumbnail is asked for JPEG
+    /// and the CLI's own default writes a photo with alpha as PNG (a PNG encode is several JPEG ones).
     func thumbdCommands(executable: String, workers: Int) throws -> [BenchChildCommand] {
         let base = ["thumbnail", "--out-dir", try folder("thumbd-cli"), "--size", shape.cliSize, "--gravity", "center",
-                    "--quality", String(quality), "--quiet"]
+                    "--format", "jpeg", "--quality", String(quality), "--quiet"]
         return Self.unrestrictedAndPinned(executable, all: base + ["--jobs", String(workers)] + inputs,
                                           one: base + ["--jobs", "1"] + inputs, workers: workers)
     }

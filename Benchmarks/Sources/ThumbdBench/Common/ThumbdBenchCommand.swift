@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChildProcess
 import ExitStatus
+import HeapTuning
 
 /// `thumbd-bench`: the benchmarks that check thumbd's speed, memory and quality targets, each
 /// printing ratios against peers measured in the same run. A program of its own, so the thumbd
@@ -19,6 +20,8 @@ struct ThumbdBenchCommand: AsyncParsableCommand {
     /// the daemons, origins and load generators it started and removes its scratch folders.
     static func main() async {
         Termination.stopChildrenOnSignals()
+        // thumbd made in this process reuses its buffers as the daemon and `thumbd thumbnail` do.
+        AllocatorTuning.apply()
         await runExitingTwoOnUsageErrors()
     }
 }

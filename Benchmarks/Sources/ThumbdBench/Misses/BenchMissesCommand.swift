@@ -10,7 +10,7 @@ struct BenchMissesCommand: AsyncParsableCommand {
         abstract: "Measure misses over HTTP: thumbd serve against a thumbor server, centre crops from one origin.",
         discussion: HelpText.reflowed("""
             SETS: the 48 generated product scenes of `thumbd-bench crop` (1200 px on the long
-            side, JPEG q92; --repetitions 4, --seed 19), then the JPEGs of --corpus as they are
+            side, JPEG q92; --repetitions 2, --seed 19), then the JPEGs of --corpus as they are
             (--no-photos leaves them out).
 
             SERVERS, on loopback, started by the bench:
@@ -38,7 +38,7 @@ struct BenchMissesCommand: AsyncParsableCommand {
 
     @Option(help: "Folder of photos: scene backgrounds and the photo set (default: ../shared/corpora/photos when present).")
     var corpus: String?
-    @Option(help: "Scenes of each frame, background and product kind (4: 48 scenes).") var repetitions = 4
+    @Option(help: "Scenes of each frame, background and product kind (2: 48 scenes).") var repetitions = 2
     @Option(help: "Seed of the scene generator.") var seed: UInt64 = 19
     @Option(help: ArgumentHelp("The box both servers crop to.", valueName: "WxH"), transform: BenchShape.parse)
     var shape = BenchShape(width: 300, height: 400)

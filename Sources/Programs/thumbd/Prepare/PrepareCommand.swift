@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteUnits
 import ConsoleText
 import Foundation
+import HeapTuning
 import ThumbPipeline
 import ThumbVariant
 import Thumbnailer
@@ -125,6 +126,7 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorTuning.apply()
         let rules = try await loadRules()
         let start = ContinuousClock.now
         do {
