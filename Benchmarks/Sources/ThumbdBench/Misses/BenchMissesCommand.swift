@@ -25,7 +25,8 @@ struct BenchMissesCommand: AsyncParsableCommand {
               asked /unsafe/WxH/URL.
 
             LOAD: --concurrency clients (8), each asking the next URL as soon as its last answer is
-            in; every answer must be a 200 JPEG of exactly the box. The two servers take turns,
+            in; every answer must be a 200 JPEG of exactly the box. A set is asked for under new URLs
+            as many times as it takes to make --min-requests (480) a pass, so a pass lasts seconds. The two servers take turns,
             the one that goes first alternating by round, after an untimed warm-up of each.
 
             FIGURES per set and round: thumbnails a second (the wall clock of the pass), the
@@ -44,6 +45,8 @@ struct BenchMissesCommand: AsyncParsableCommand {
     var shape = BenchShape(width: 300, height: 400)
     @Option(help: "Clients asking at once.") var concurrency = 8
     @Option(help: "Timed rounds (each a pass of both servers over fresh URLs).") var rounds = 3
+    @Option(help: "Requests of a pass at least: a smaller set is asked for again under new URLs until it has them.")
+    var minRequests = 480
     @Option(help: "thumbor processes (default: one per core).") var thumborProcesses: Int?
     @Option(help: "Python interpreter whose environment has thumbor (default: .build/thumbor-venv's, from make crop-deps).")
     var python: String?
@@ -54,6 +57,7 @@ struct BenchMissesCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+        guard minRequests >= 1 else { throw ValidationError("--min-requests must be at least 1.") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256.") }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1.") }
         if let thumborProcesses, !(1...64).contains(thumborProcesses) {
@@ -76,7 +80,7 @@ struct BenchMissesCommand: AsyncParsableCommand {
         let sets = try BenchMissesSets.make(corpus: corpus ?? BenchCropCommand.defaultCorpus(), photos: !noPhotos,
                                            repetitions: repetitions, seed: seed, scratch: scratch)
         let run = try BenchMissesRun(thumbd: thumbd, thumbor: thumbor, thumborProcesses: thumborProcesses ?? cores,
-                                     shape: shape, concurrency: concurrency, scratch: scratch, sets: sets)
+                                     shape: shape, concurrency: concurrency, minimumRequests: minRequests, scratch: scratch, sets: sets)
         defer { run.stop() }
         print(run.header(cores: cores, rounds: rounds))
         let passes = try run.measure(rounds: rounds)

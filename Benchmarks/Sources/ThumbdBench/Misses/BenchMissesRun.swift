@@ -13,6 +13,9 @@ final class BenchMissesRun {
     let shape: BenchShape
     let concurrency: Int
     let sets: [BenchMissesSet]
+    /// Requests of a pass at least: a set smaller than this is asked for several times over, each
+    /// time under new URLs, so a pass lasts long enough to time.
+    let minimumRequests: Int
     private let www: String
     private let origin: BenchServer
     private let originName: String
@@ -22,7 +25,8 @@ final class BenchMissesRun {
     private let thumborExecutable: String
 
     init(thumbd: String, thumbor thumborExecutable: String, thumborProcesses: Int, shape: BenchShape, concurrency: Int,
-         scratch: BenchScratch, sets: [BenchMissesSet]) throws {
+         minimumRequests: Int, scratch: BenchScratch, sets: [BenchMissesSet]) throws {
+        self.minimumRequests = minimumRequests
         self.shape = shape
         self.concurrency = concurrency
         self.sets = sets
@@ -55,7 +59,10 @@ final class BenchMissesRun {
 
     func header(cores: Int, rounds: Int) -> String {
         var lines = ["misses: \(shape) centre crops, JPEG q\(BenchMissesCommand.quality), \(concurrency) clients at once, \(rounds) rounds, \(cores) cores"]
-        lines += sets.map { "  \($0.name): \($0.description)" }
+        lines += sets.map { set in
+            let copies = max(1, (minimumRequests + set.files.count - 1) / set.files.count)
+            return "  \(set.name): \(set.description)" + (copies > 1 ? ", each asked \(copies) times a pass under new URLs" : "")
+        }
         lines.append("  origin: \(originName); thumbd serve: defaults, a fresh cache; thumbor \(thumborVersion()): \(thumborProcesses) processes, PIL engine, file storage")
         return lines.joined(separator: "\n")
     }
@@ -72,7 +79,8 @@ final class BenchMissesRun {
         var results: [Round] = []
         for set in sets {
             for index in 0..<rounds {
-                let urls = try publish(set.files, folder: "\(set.name)-\(index + 1)")
+                let copies = max(1, (minimumRequests + set.files.count - 1) / set.files.count)
+                let urls = try (1...copies).flatMap { copy in try publish(set.files, folder: "\(set.name)-\(index + 1)-\(copy)") }
                 let thumbdFirst = index % 2 == 0
                 let first = pass(load, thumbdServer: thumbdFirst, urls: urls)
                 let second = pass(load, thumbdServer: !thumbdFirst, urls: urls)
