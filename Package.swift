@@ -282,18 +282,18 @@ let package = Package(
         .testTarget(name: "ColorManagementTests", dependencies: ["TestSupport", "ColorManagement", "ImageCodecs", "ImageCore", "ImageQuality",
                                                                 "ChildProcess", "CLCMS2", "Thumbnailer"],
                     exclude: ["Scripts"]),
-        .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ImageCore", "CAVIF", "TestSupport"]),
+        .testTarget(name: "AVIFCodecTests", dependencies: ["AVIFCodec", "ChildProcess", "ImageCore", "CAVIF", "TestSupport"]),
         // HEIC files are made in the tests with libheif's heif-enc (libheif-examples), and with
         // libheif's encoder API where heif-enc 1.15 has no option (irot/imir, an ICC profile).
         .testTarget(name: "HEIFCodecTests", dependencies: ["TestSupport", "HEIFCodec", "ImageCodecs", "ImageCore", "ImageQuality", "ImageOps", "CHEIF"]),
         .testTarget(name: "BMPCodecTests", dependencies: ["TestSupport", "BMPCodec", "ImageCore", "ImageQuality"]),
-        .testTarget(name: "GIFCodecTests", dependencies: ["TestSupport", "GIFCodec", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "GIFCodecTests", dependencies: ["TestSupport", "ChildProcess", "GIFCodec", "ImageCore", "ImageQuality"]),
         // djxl (reference decoder) and cjxl from libjxl-tools; python3 with Pillow.
-        .testTarget(name: "TIFFCodecTests", dependencies: ["TestSupport", "TIFFCodec", "ImageCore", "ImageQuality", "ColorManagement"]),
-        .testTarget(name: "JXLCodecTests", dependencies: ["TestSupport", "JXLCodec", "CJXL", "ImageCore", "ImageQuality"]),
-        .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
+        .testTarget(name: "TIFFCodecTests", dependencies: ["TestSupport", "ChildProcess", "TIFFCodec", "ImageCore", "ImageQuality", "ColorManagement"]),
+        .testTarget(name: "JXLCodecTests", dependencies: ["TestSupport", "ChildProcess", "JXLCodec", "CJXL", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "ImagePlaceholderTests", dependencies: ["TestSupport", "ChildProcess", "ImagePlaceholder", "ImageCore"], exclude: ["Scripts"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["TestSupport", "ImageCodecs", "ImageCore"]),
-        .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ImageOps", "ImageCore", "ImageQuality"]),
+        .testTarget(name: "ImageOpsTests", dependencies: ["TestSupport", "ChildProcess", "ImageOps", "ImageCore", "ImageQuality"]),
         .testTarget(name: "UploadPreparationTests", dependencies: ["TestSupport", "UploadPreparation", "UploadForms", "ChildProcess",
                                                                    .product(name: "NIOCore", package: "swift-nio"), "ByteUnits", "ImageCodecs", "ImageCore", "ImageOps", "ImageQuality", "Thumbnailer"],
                     exclude: ["Scripts"]),
@@ -320,7 +320,7 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "TestSupport", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore",
+                "TestSupport", "ChildProcess", "ThumbServer", "ThumbPipeline", "ThumbCache", "NetworkGuard", "ImageCodecs", "ImageCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import CAVIF
+import ChildProcess
 import Foundation
 import ImageCore
 import Testing
@@ -352,19 +353,10 @@ enum PillowAVIF {
 
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProcessFailure(description: "\(program) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+        let result = try ChildProcess.run("/usr/bin/env", [program] + arguments, timeoutSeconds: 600)
+        guard result.status == 0 else {
+            throw ProcessFailure(description: "\(program) exited \(result.status): \(result.stderrText)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdoutText
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import GIFCodec
 import ImageCore
@@ -159,17 +160,9 @@ struct GIFStructureTests {
     @Test("libraryVersion is giflib's (as pkg-config reports the installed one)")
     func version() throws {
         #expect(GIFCodec.libraryVersion.split(separator: ".").count == 3 && GIFCodec.libraryVersion.hasPrefix("5."))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config", "--modversion", "libgif"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 0 {
-            #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == GIFCodec.libraryVersion)
+        guard let result = try? ChildProcess.run("/usr/bin/env", ["pkg-config", "--modversion", "libgif"], timeoutSeconds: 60) else { return }
+        if result.status == 0 {
+            #expect(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == GIFCodec.libraryVersion)
         }
     }
 }

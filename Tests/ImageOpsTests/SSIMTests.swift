@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ImageCore
 import ImageOps
@@ -146,15 +147,9 @@ import Testing
             try TestImages.writePAM(pair.b, to: b)
             arguments += [a.path, b.path]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments, timeoutSeconds: 600)
+        let output = result.stdoutText
+        #expect(result.status == 0, "\(result.stderrText)")
         let lines = output.split(separator: "\n")
         #expect(lines.count == Self.pairs.count)
         for (pair, line) in zip(Self.pairs, lines) {

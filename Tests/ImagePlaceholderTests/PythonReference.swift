@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ImageCore
 import Testing
@@ -60,24 +61,16 @@ enum PythonReference {
         guard FileManager.default.fileExists(atPath: script.path) else {
             throw RunError(description: "the script \(script.path) is missing")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let result: ChildProcessResult
         do {
-            try process.run()
+            result = try ChildProcess.run("/usr/bin/env", ["python3", script.path] + arguments, timeoutSeconds: 600)
         } catch {
             throw RunError(description: "python3 could not be started (\(error))")
         }
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let message = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        switch process.terminationStatus {
+        let message = result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch result.status {
         case 0:
-            return String(decoding: stdout, as: UTF8.self)
+            return result.stdoutText
         case 3:
             throw RunError(description: "thumbhash-python is not installed for python3: \(message)")
         case 127:

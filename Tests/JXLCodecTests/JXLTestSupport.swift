@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import TestSupport
 import ImageCore
@@ -74,24 +75,8 @@ enum Tools {
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: Data, errors: String) {
         guard let executable = path(program) else { throw Failure("\(program) is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let folder = try JXLFiles.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // Files, not pipes: no deadlock whatever the sizes.
-        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return (process.terminationStatus, try Data(contentsOf: out), String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        let result = try ChildProcess.run(executable, arguments, timeoutSeconds: 600)
+        return (result.status, Data(result.stdout), result.stderrText)
     }
 
     /// djxl's decode of `data` as 8-bit RGBA (through a PNG read by Pillow), with the ICC profile

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import TestSupport
 import ImageCore
@@ -78,25 +79,10 @@ struct PythonFailure: Error, CustomStringConvertible {
 }
 
 enum Python {
-    /// Runs python3 with `arguments`, collecting stdout (a pipe) and stderr (a file, so neither can
-    /// fill up and stall the child while the other is read).
+    /// Runs python3 with `arguments`, collecting its stdout and stderr.
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tiff-tests-\(UUID().uuidString).stderr")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errors = try FileHandle(forWritingTo: errorFile)
-        defer { try? errors.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = errors
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorText = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), errorText)
+        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments, timeoutSeconds: 600)
+        return (result.status, result.stdoutText, result.stderrText)
     }
 }
 

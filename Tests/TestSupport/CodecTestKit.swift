@@ -109,23 +109,11 @@ public enum Pillow {
 
     @discardableResult
     public static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("pillow-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errors) }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw Failure(description: "python3 exited \(process.terminationStatus): \(message)")
+        let result = try ChildProcess.run("/usr/bin/env", ["python3"] + arguments, timeoutSeconds: 600)
+        guard result.status == 0 else {
+            throw Failure(description: "python3 exited \(result.status): \(result.stderrText)")
         }
-        return String(decoding: output, as: UTF8.self)
+        return result.stdoutText
     }
 }
 

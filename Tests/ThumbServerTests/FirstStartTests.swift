@@ -28,7 +28,7 @@ struct FirstStartTests {
     static func run(in directory: URL, stop signal: Int32) async throws -> String {
         let (process, log) = try ServeProcess.start(in: directory)
         _ = try await ServeProcess.listeningPort(log: log)
-        kill(process.processIdentifier, signal)
+        kill(process.pid, signal)
         #expect(await ServeProcess.waitForExit(process, timeout: .seconds(20)))
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: log)

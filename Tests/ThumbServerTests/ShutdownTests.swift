@@ -30,7 +30,7 @@ struct ShutdownTests {
             }
         }
         #expect(await origin.waitForTotalRequests(count: 2, timeout: .seconds(10)))
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.pid, SIGTERM)
         for request in requests {
             let (status, bytes) = try await request.value
             #expect(status == 200)
@@ -38,8 +38,7 @@ struct ShutdownTests {
         }
         let exited = await ServeProcess.waitForExit(process, timeout: .seconds(15))
         #expect(exited)
-        #expect(process.terminationStatus == 0)
-        #expect(process.terminationReason == .exit)
+        #expect(process.exitStatus == 0)
         let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(logText.contains("cache closed"), "log: \(logText)")
 
@@ -81,7 +80,7 @@ struct ShutdownTests {
         #expect(try await get(thumbnail).headers.first(name: "x-cache") == "memory")
 
         let signalled = ContinuousClock.now
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.pid, SIGTERM)
         #expect(notification()?.hasPrefix("STOPPING=1") == true)
         let ready = try await get("/readyz")
         #expect(ready.status == 503)
@@ -103,7 +102,7 @@ struct ShutdownTests {
         #expect(refused)
         #expect(ContinuousClock.now - signalled >= .seconds(3), "not before the grace")
         #expect(await ServeProcess.waitForExit(process, timeout: .seconds(15)))
-        #expect(process.terminationStatus == 0)
+        #expect(process.exitStatus == 0)
         try await origin.shutdown()
     }
 }

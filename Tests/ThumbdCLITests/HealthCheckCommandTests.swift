@@ -24,7 +24,7 @@ struct HealthCheckCommandTests {
         let fromSettings = try CLI.run(["healthcheck", "--config", settings.path], timeout: 30)
         #expect(fromSettings.status == 0, "\(fromSettings.stderrText)")
 
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.pid, SIGTERM)
         let draining = try CLI.run(["healthcheck", "--url", "http://127.0.0.1:\(port)"], timeout: 30)
         #expect(draining.status == 1, "\(draining.stdoutText)")
         #expect(draining.stderrText.contains("not ready: http://127.0.0.1:\(port)/readyz: 503"), "\(draining.stderrText)")

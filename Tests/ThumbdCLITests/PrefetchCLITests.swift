@@ -12,24 +12,8 @@ struct PrefetchCLITests {
         return environment
     }
 
-    /// Runs thumbd to the end on a thread of its own: waiting for a process must not hold one of
-    /// the few threads that run the in-process daemon's handlers.
     static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, stderr: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: ServeProcess.executable)
-                process.arguments = arguments
-                process.environment = environment
-                let errors = Pipe()
-                process.standardError = errors
-                process.standardOutput = FileHandle.nullDevice
-                do { try process.run() } catch { return continuation.resume(throwing: error) }
-                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, text))
-            }.start()
-        }
+        try await ServeProcess.runCLI(arguments, environment: environment)
     }
 
     @Test("With a daemon running, the job is sent to it and the summary printed")
@@ -106,18 +90,15 @@ struct PrefetchCLITests {
         for index in 0..<20 { routes["/s\(index).jpg"] = .image(Images.jpeg, latency: .seconds(5)) }
         let origin = try await TestOrigin.start(routes: routes)
         let directory = try TestDaemon.temporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServeProcess.executable)
-        process.arguments = ["prefetch"] + (0..<20).map { origin.url("/s\($0).jpg") }
-        process.environment = Self.environment(["THUMBD_LISTEN": "127.0.0.1:1", "THUMBD_CACHE_DIR": directory.path,
-                                                "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"])
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try BackgroundProcess(
+            name: "thumbd prefetch", program: ServeProcess.executable, arguments: ["prefetch"] + (0..<20).map { origin.url("/s\($0).jpg") },
+            environment: Self.environment(["THUMBD_LISTEN": "127.0.0.1:1", "THUMBD_CACHE_DIR": directory.path,
+                                           "THUMBD_ALLOW_NETWORKS": "127.0.0.1/32"]),
+            stdoutPath: "/dev/null", stderrPath: directory.appendingPathComponent("stderr.txt").path)
         #expect(await origin.waitForTotalRequests(count: 3, timeout: .seconds(30)))
-        kill(process.processIdentifier, SIGINT)
+        kill(process.pid, SIGINT)
         #expect(await ServeProcess.waitForExit(process, timeout: .seconds(10)))
-        #expect(process.terminationStatus == 130)
+        #expect(process.exitStatus == 130)
         // The origin counts a close when its event loop sees it, which may be after the exit: polled.
         let deadline = ContinuousClock.now + .seconds(20)
         var closed = 0

@@ -78,6 +78,18 @@ public enum ImageCodecs {
         return ColorManagement.changesColors(color)
     }
 
+    /// The scale a decode of `format` delivers for `hint`, where the format alone decides it: JPEG's
+    /// M/8 and the formats decoded at full size whatever the hint. nil for PNG and WebP, whose
+    /// reduction depends on the file (interlacing, libwebp's rounding). Two hints with the same
+    /// answer give the same pixels.
+    public static func decodeScale(of format: ImageFormat, for hint: DecodeScaleHint) -> Double? {
+        switch format {
+        case .jpeg: JPEGCodec.decodeScale(for: hint)
+        case .avif, .heic, .gif, .bmp, .jxl, .tiff: 1
+        case .png, .webp: nil
+        }
+    }
+
     /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
     /// comes back as CMYK. For measuring what colour management costs, and for tests.
     public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),

@@ -15,6 +15,11 @@ public enum JPEGCodec {
     }
 
     /// What the file says of its colours (its ICC profile), from its markers alone.
+    /// The scale `decode` delivers for `hint`: the M/8 of libjpeg's DCT scaling it picks.
+    public static func decodeScale(for hint: DecodeScaleHint) -> Double {
+        Double(JPEGDecoder.scaleEighths(for: hint)) / 8
+    }
+
     public static func embeddedColor(in data: [UInt8]) throws(ImageError) -> EmbeddedColor {
         try JPEGDecoder.structure(of: data).embeddedColor
     }

@@ -146,15 +146,22 @@ public struct DecodedPhoto: Sendable {
 
     /// Whether `request`'s thumbnail made from these pixels is the one its own decode would give:
     /// they were decoded under the same limits, at a scale at least the one its size needs. A smart
-    /// cover crop only from the very decode it would have had alone: it weighs the sharp detail of
+    /// cover crop only from the very pixels it would have had alone: it weighs the sharp detail of
     /// the decoded pixels, which depends on their scale, so from more pixels it may choose another
-    /// window (SSIM 0.38 against its single-size thumbnail on a corpus photo).
+    /// window (SSIM 0.38 against its single-size thumbnail on a corpus photo). Those are the same
+    /// pixels when its own decode would come out at this decode's scale: a JPEG's sizes that need
+    /// the same M/8, every size of a format decoded at full size (AVIF, HEIC, JPEG XL...).
     public func serves(_ request: ThumbnailRequest) -> Bool {
         let geometry = ThumbnailGeometry(uprightWidth: photo.width, uprightHeight: photo.height,
                                          width: request.width, height: request.height, fit: request.fit)
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits else { return false }
-        if request.fit == .cover, request.gravity == .smart { return needed == scale }
+        if request.fit == .cover, request.gravity == .smart {
+            guard needed != scale else { return true }
+            guard let own = ImageCodecs.decodeScale(of: info.format, for: needed),
+                  let shared = ImageCodecs.decodeScale(of: info.format, for: scale) else { return false }
+            return own == shared
+        }
         return decoded.scaleX >= needed.minimumScale * 0.999 && decoded.scaleY >= needed.minimumScale * 0.999
     }
 

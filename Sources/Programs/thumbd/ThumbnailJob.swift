@@ -61,7 +61,8 @@ struct ThumbnailJob: Sendable {
         } catch {
             return [.failure(InputFileFailure(input: input, code: error.code.rawValue, message: error.message))]
         }
-        // A size the shared decode cannot serve as its own would (a smart crop of a smaller size) is decoded alone.
+        // A size the shared decode cannot serve as its own would (a smart crop of a smaller size at
+        // another DCT scale) is decoded alone.
         let results = outputs.map { output in
             let request = maker.request(for: output.variant)
             guard !photo.serves(request) else { return write(output, of: photo) }

@@ -21,7 +21,10 @@ struct BenchSizesCommand: AsyncParsableCommand {
             - thumbd per size: thumbd thumbnail FILES --out-dir DIR --size N, once for each size;
             - vipsthumbnail per size: vipsthumbnail --size NxN --smartcrop centre -o DIR/%s.jpg[Q=82] FILES,
               once for each size.
-            All crop the centre square (thumbd with --gravity center) and write JPEG at quality 82.
+            All crop the centre square (thumbd with --gravity center) and write JPEG at quality 82;
+            --gravity smart measures thumbd's own default instead (vipsthumbnail stays on centre:
+            its attention crop is another, slower method), where a smaller size shares the decode
+            only when its own decode would give the same pixels.
             Wall and CPU seconds are summed over a contender's runs; the ratios are the others' wall
             time over the shared run's, one per round, printed as their range.
 
@@ -33,11 +36,14 @@ struct BenchSizesCommand: AsyncParsableCommand {
     @Option(help: "Folder of photos (JPEG, PNG, WebP).") var corpus = "../shared/corpora/photos"
     @Option(name: .customLong("size"), help: "A square size; give it several times (default 160, 320, 640, 1280).")
     var sizes: [Int] = []
+    @Option(help: "thumbd's crop: center (as vipsthumbnail's centre) or smart (thumbd's default).")
+    var gravity = "center"
     @Option(help: "Timed rounds, after one warm-up.") var rounds = 3
     @Option(help: "Scratch folder (emptied first).") var scratch = "/tmp/thumbd-bench-sizes"
 
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+        guard ["center", "smart"].contains(gravity) else { throw ValidationError("--gravity must be center or smart.") }
         guard sizes.allSatisfy({ (1...4096).contains($0) }) else { throw ValidationError("each --size must be 1 to 4096.") }
     }
 
@@ -47,8 +53,8 @@ struct BenchSizesCommand: AsyncParsableCommand {
         let files = try photos()
         guard !files.isEmpty else { throw ValidationErrorMessage("no JPEG, PNG or WebP files in \(corpus)") }
         try? FileManager.default.removeItem(atPath: scratch)
-        let plan = BenchSizesPlan(thumbd: thumbd, files: files, sizes: sizes, scratch: scratch)
-        print("thumbd-bench sizes: \(files.count) photos of \(corpus), sizes \(sizes.map(String.init).joined(separator: ", ")), \(rounds) rounds")
+        let plan = BenchSizesPlan(thumbd: thumbd, files: files, sizes: sizes, scratch: scratch, gravity: gravity)
+        print("thumbd-bench sizes: \(files.count) photos of \(corpus), sizes \(sizes.map(String.init).joined(separator: ", ")), thumbd --gravity \(gravity), \(rounds) rounds")
         var pinnings = [false]
         if BenchPeers.tasksetAvailable { pinnings.append(true) } else { print("taskset not found: no one-core figures") }
         for pinned in pinnings {
@@ -94,6 +100,8 @@ struct BenchSizesPlan: Sendable {
     var files: [String]
     var sizes: [Int]
     var scratch: String
+    /// thumbd's `--gravity`.
+    var gravity: String
 
     /// Runs of one contender, timed together: their wall and CPU seconds summed.
     struct Contender: Sendable {
@@ -121,7 +129,7 @@ struct BenchSizesPlan: Sendable {
     }
 
     func thumbdArguments(sizes: [Int], outDir: String, format: String = "jpeg", jobs: Int? = nil) -> [String] {
-        ["thumbnail"] + files + ["--out-dir", outDir, "--gravity", "center", "--format", format, "-q"]
+        ["thumbnail"] + files + ["--out-dir", outDir, "--gravity", gravity, "--format", format, "-q"]
             + sizes.flatMap { ["--size", String($0)] } + (jobs.map { ["--jobs", String($0)] } ?? [])
     }
 

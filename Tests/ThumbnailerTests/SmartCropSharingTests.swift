@@ -1,0 +1,41 @@
+import CropScenes
+import ImageCodecs
+import ImageCore
+import Testing
+import Thumbnailer
+
+/// A smart crop weighs the sharp detail of the pixels it was decoded at, so one decode serves the
+/// smart sizes of a photo only where their own decode would have given the very same pixels: then
+/// their thumbnails are the single-size ones, pixel for pixel.
+struct SmartCropSharingTests {
+    /// A 600x400 product scene (a frame, a background, a product placed off-centre).
+    static let scene = SceneGenerator(longSide: 600, productPhotos: SmartCropTests.productPhotos())
+        .scenes(repetitions: 1, seed: 19)[2].image
+
+    static func smart(_ side: Int) -> ThumbnailRequest { ThumbnailRequest(size: side, fit: .cover, gravity: .smart) }
+
+    /// 600x400 as JPEG: a 400x400 cover region needs 2x200 = 400 px (8/8), 150 needs 300 px (6/8, so 8/8),
+    /// 50 needs 100 px (2/8).
+    @Test func aJPEGsSizesThatNeedTheSameScaleShareItsDecode() throws {
+        let jpeg = try ImageCodecs.encode(Self.scene, .jpeg(quality: 90))
+        let photo = try Thumbnailer.decode(jpeg, for: [Self.smart(200), Self.smart(150), Self.smart(50)])
+        #expect(photo.decodedWidth == 600)
+        #expect(photo.serves(Self.smart(150)))
+        #expect(!photo.serves(Self.smart(50)), "a 1/4 decode gives other pixels, so perhaps another window")
+        let shared = try Thumbnailer.render(photo, Self.smart(150))
+        let alone = try Thumbnailer.render(from: jpeg, Self.smart(150))
+        #expect(shared.crop == alone.crop)
+        #expect(shared.pixels == alone.pixels)
+    }
+
+    /// AVIF has no reduced-size decoding: every smart size of it is made from the one full decode.
+    @Test func everySmartSizeOfAFullSizeFormatSharesItsDecode() throws {
+        let avif = try ImageCodecs.encode(Self.scene, .avif(quality: 80, speed: 8))
+        let photo = try Thumbnailer.decode(avif, for: [Self.smart(200), Self.smart(40)])
+        #expect(photo.serves(Self.smart(40)))
+        let shared = try Thumbnailer.render(photo, Self.smart(40))
+        let alone = try Thumbnailer.render(from: avif, Self.smart(40))
+        #expect(shared.crop == alone.crop)
+        #expect(shared.pixels == alone.pixels)
+    }
+}
