@@ -14,12 +14,12 @@ public enum JPEGCodec {
         try JPEGDecoder.decode(data, limits: limits, scale: scale, keepingCMYK: keepingCMYK)
     }
 
-    /// What the file says of its colours (its ICC profile), from its markers alone.
     /// The scale `decode` delivers for `hint`: the M/8 of libjpeg's DCT scaling it picks.
     public static func decodeScale(for hint: DecodeScaleHint) -> Double {
         Double(JPEGDecoder.scaleEighths(for: hint)) / 8
     }
 
+    /// What the file says of its colours (its ICC profile), from its markers alone.
     public static func embeddedColor(in data: [UInt8]) throws(ImageError) -> EmbeddedColor {
         try JPEGDecoder.structure(of: data).embeddedColor
     }
