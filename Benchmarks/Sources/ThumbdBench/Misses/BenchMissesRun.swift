@@ -51,9 +51,11 @@ final class BenchMissesRun {
 
     func stop() {
         _ = daemon.process.stop(SIGTERM, grace: 10)
-        // thumbor's forked workers leave with their parent only on a signal to each.
-        for child in BenchProc.children(of: thumbor.process.pid) { kill(child, SIGKILL) }
+        // thumbor's forked workers outlive their parent, which restarts any that dies: the parent
+        // goes first, then the workers it had.
+        let workers = BenchProc.children(of: thumbor.process.pid)
         _ = thumbor.process.stop(SIGKILL, grace: 5)
+        for worker in workers { kill(worker, SIGKILL) }
         _ = origin.process.stop(SIGTERM, grace: 5)
     }
 
