@@ -3,7 +3,7 @@
 # the executions, the coverage reached (cov: edges, ft: features) and the crashes found.
 #
 #   Fuzz/run-fuzz.sh                      (what `make fuzz` runs, after `make fuzz-build`)
-#   FUZZ_SECONDS=12 Fuzz/run-fuzz.sh      (the short mode, for CI)
+#   FUZZ_SECONDS=10 Fuzz/run-fuzz.sh      (the short mode, for CI)
 #   FUZZ_TARGETS="jpeg png" FUZZ_SECONDS=60 Fuzz/run-fuzz.sh
 #
 # Seeds are put together at run time, never stored in the repository: each target's generated seeds

@@ -84,7 +84,8 @@ install -m 0644 config/nginx/*.conf -D -t "$stage/usr/share/doc/thumbd/examples/
 install -m 0644 -D packaging/lintian-overrides "$stage/usr/share/lintian/overrides/thumbd"
 
 cp -a packaging/debian "$work/debian"
-(cd "$work" && DIST_DIR="$dist" debian/rules binary) >&2
+# PACKAGE_COMPRESSION: dpkg-deb's -Z/-z for a package made only to be tried (make test); xz otherwise.
+(cd "$work" && DIST_DIR="$dist" DEB_COMPRESSION="${PACKAGE_COMPRESSION:-}" debian/rules binary) >&2
 
 deb=$dist/thumbd_${version}_amd64.deb
 [ -f "$deb" ] || fail "debhelper wrote no $deb"

@@ -150,7 +150,8 @@ repack=$work/repack
 dpkg-deb -R "$deb" "$repack"
 sed -i "s/^Version: .*/Version: ${version}+upgrade1/" "$repack/DEBIAN/control"
 echo "# shipped by the next version" >> "$repack/etc/thumbd/thumbd.yaml"
-dpkg-deb --root-owner-group -b "$repack" "$root/tmp/thumbd-next.deb" >/dev/null
+# Light compression: this copy is installed once and thrown away.
+dpkg-deb --root-owner-group -Zgzip -z1 -b "$repack" "$root/tmp/thumbd-next.deb" >/dev/null
 check "an upgrade keeps the operator's thumbd.yaml and leaves the new one beside it" \
   sh -c "chroot '$root' env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-confold /tmp/thumbd-next.deb >/dev/null &&
          grep -q 'edited by the operator' '$root/etc/thumbd/thumbd.yaml' &&
