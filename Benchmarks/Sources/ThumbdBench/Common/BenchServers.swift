@@ -12,6 +12,9 @@ struct BenchServer {
     var process: BenchServeProcess
     var port: Int
 
+    /// The server's process and the ones it forked (nginx's workers, thumbor's), for CPU accounting.
+    var processTree: [pid_t] { [process.pid] + BenchProc.children(of: process.pid) }
+
     /// Waits until `path` answers 200, or fails with the server's last words if it ends first.
     func waitUntilReady(path: String, timeout: Double = 60) throws {
         let deadline = BenchStats.now() + timeout

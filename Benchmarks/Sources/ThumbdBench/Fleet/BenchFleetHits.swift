@@ -61,7 +61,7 @@ struct BenchFleetHitRuns {
             _ = try wrkRun(name + "-warmup", target, script: script, seconds: options.hits.warmup)
         }
         let groups = { () -> [(String, [pid_t])] in
-            [(target.frontsNodes ? "nginx front" : "nginx", BenchFleetNginx.processes(target.server))]
+            [(target.frontsNodes ? "nginx front" : "nginx", target.server.processTree)]
                 + (target.frontsNodes ? [("nodes", nodes.map(\.server.process.pid))] : [])
         }
         let before = target.frontsNodes ? answersByTier() : nil

@@ -86,9 +86,4 @@ enum BenchFleetNginx {
                                             stdoutPath: (directory as NSString).appendingPathComponent("stdout.log"))
         return BenchServer(process: process, port: port)
     }
-
-    /// nginx's master and its workers, for CPU accounting.
-    static func processes(_ server: BenchServer) -> [pid_t] {
-        [server.process.pid] + BenchProc.children(of: server.process.pid)
-    }
 }

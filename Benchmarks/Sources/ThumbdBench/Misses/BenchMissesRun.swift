@@ -62,8 +62,8 @@ final class BenchMissesRun {
     func header(cores: Int, rounds: Int) -> String {
         var lines = ["misses: \(shape) centre crops, JPEG q\(BenchMissesCommand.quality), \(concurrency) clients at once, \(rounds) rounds, \(cores) cores"]
         lines += sets.map { set in
-            let copies = max(1, (minimumRequests + set.files.count - 1) / set.files.count)
-            return "  \(set.name): \(set.description)" + (copies > 1 ? ", each asked \(copies) times a pass under new URLs" : "")
+            let times = copies(of: set)
+            return "  \(set.name): \(set.description)" + (times > 1 ? ", each asked \(times) times a pass under new URLs" : "")
         }
         lines.append("  origin: \(originName); thumbd serve: defaults, a fresh cache; thumbor \(thumborVersion()): \(thumborProcesses) processes, PIL engine, file storage")
         return lines.joined(separator: "\n")
@@ -81,8 +81,7 @@ final class BenchMissesRun {
         var results: [Round] = []
         for set in sets {
             for index in 0..<rounds {
-                let copies = max(1, (minimumRequests + set.files.count - 1) / set.files.count)
-                let urls = try (1...copies).flatMap { copy in try publish(set.files, folder: "\(set.name)-\(index + 1)-\(copy)") }
+                let urls = try (1...copies(of: set)).flatMap { copy in try publish(set.files, folder: "\(set.name)-\(index + 1)-\(copy)") }
                 let thumbdFirst = index % 2 == 0
                 let first = pass(load, thumbdServer: thumbdFirst, urls: urls)
                 let second = pass(load, thumbdServer: !thumbdFirst, urls: urls)
@@ -95,15 +94,20 @@ final class BenchMissesRun {
         return results
     }
 
+    /// How many times a pass asks for each of `set`'s files to make `minimumRequests`.
+    private func copies(of set: BenchMissesSet) -> Int {
+        max(1, (minimumRequests + set.files.count - 1) / set.files.count)
+    }
+
     private func pass(_ load: BenchMissesLoad, thumbdServer: Bool, urls: [String]) -> BenchMissesLoad.Pass {
-        let originPIDs = { [origin] in [origin.process.pid] + BenchProc.children(of: origin.process.pid) }
+        let originPIDs = { [origin] in origin.processTree }
         if thumbdServer {
             let paths = urls.map { "/v1/thumbnail?url=\(BenchHTTP.queryEscape($0))&size=\(shape)&gravity=center" }
             return load.run(server: "thumbd", port: daemon.port, processes: { [daemon] in [daemon.process.pid] },
                             origin: originPIDs, paths: paths)
         }
         return load.run(server: "thumbor", port: thumbor.port,
-                        processes: { [thumbor] in [thumbor.process.pid] + BenchProc.children(of: thumbor.process.pid) },
+                        processes: { [thumbor] in thumbor.processTree },
                         origin: originPIDs, paths: urls.map { BenchThumbor.path($0, shape: shape) })
     }
 

@@ -159,7 +159,7 @@ struct BenchServeRunner: BenchHitRunning {
                     _ = try BenchWrk.finish(warm, threads: options.hits.threads, connections: options.hits.connections, waitSeconds: Double(options.hits.warmup))
                 }
                 let isDaemon = target != .nginx
-                let pids: () -> [pid_t] = { isDaemon ? [server.process.pid] : [server.process.pid] + BenchProc.children(of: server.process.pid) }
+                let pids: () -> [pid_t] = { isDaemon ? [server.process.pid] : server.processTree }
                 let label = isDaemon ? "thumbd" : "nginx"
                 let before = isDaemon ? BenchMetrics.scrape(port: server.port) : nil
                 let start = BenchCPUSnapshot.take(groups: [(label, pids())], threadsOf: isDaemon ? server.process.pid : nil)
