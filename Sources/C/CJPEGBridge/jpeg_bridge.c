@@ -6,6 +6,18 @@
 #include <string.h>
 #include <jpeglib.h>
 #include <jerror.h>
+#include <jpegint.h>
+
+/* One component's DC coefficients, caught as the inverse DCT reads each block. */
+typedef struct {
+    int32_t *dc;                  /* width x height blocks, dequantised */
+    JDIMENSION width, height;
+    int h_samp_factor, v_samp_factor; /* kept here: comp_info goes with jpeg_finish_decompress */
+    long stored, misplaced;
+    JDIMENSION row;               /* the iMCU row `base` belongs to */
+    JSAMPARRAY base;              /* the first block row's output rows in that iMCU row */
+    inverse_DCT_method_ptr idct;  /* libjpeg's own method, called after */
+} block_capture;
 
 struct thumbd_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
@@ -14,6 +26,11 @@ struct thumbd_jpeg_decoder {
     char message[JMSG_LENGTH_MAX + 32];
     thumbd_jpeg_warnings warnings;
     int started;
+    int capture_wanted;
+    int captured;
+    int captured_components;
+    int captured_rgb;
+    block_capture capture[3];
 };
 
 static void on_error(j_common_ptr cinfo) {
@@ -83,11 +100,95 @@ int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on) {
     return 0;
 }
 
+int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder) {
+    decoder->capture_wanted = 1;
+    return 0;
+}
+
+/*
+ * Stands in for libjpeg's inverse DCT of one component: notes the block's DC coefficient, then
+ * hands the block on unchanged. The block's place comes from what the coefficient controllers
+ * pass (libjpeg 6b's interface, kept by libjpeg-turbo): the output column in scaled samples, and
+ * the output rows, whose first block row in an iMCU row is always the first one passed.
+ * A place outside the grid is counted, never written, and voids the capture.
+ */
+static void capture_dc(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block,
+                       JSAMPARRAY output_buf, JDIMENSION output_col) {
+    thumbd_jpeg_decoder *decoder = (thumbd_jpeg_decoder *)cinfo->client_data;
+    block_capture *capture = &decoder->capture[compptr->component_index];
+    if (capture->base == NULL || capture->row != cinfo->output_iMCU_row) {
+        capture->row = cinfo->output_iMCU_row;
+        capture->base = output_buf;
+    }
+    ptrdiff_t offset = output_buf - capture->base;
+    int size = compptr->DCT_scaled_size;
+    if (size > 0 && offset >= 0 && offset % size == 0 && compptr->quant_table != NULL) {
+        JDIMENSION x = output_col / (JDIMENSION)size;
+        JDIMENSION y = capture->row * (JDIMENSION)compptr->v_samp_factor + (JDIMENSION)(offset / size);
+        if (x < capture->width && y < capture->height) {
+            capture->dc[(size_t)y * capture->width + x] = (int32_t)coef_block[0] * (int32_t)compptr->quant_table->quantval[0];
+            capture->stored += 1;
+        } else {
+            capture->misplaced += 1;
+        }
+    } else {
+        capture->misplaced += 1;
+    }
+    capture->idct(cinfo, compptr, coef_block, output_buf, output_col);
+}
+
+/* After jpeg_start_decompress has chosen each component's inverse DCT, and before any block. */
+static void start_capture(thumbd_jpeg_decoder *decoder) {
+    struct jpeg_decompress_struct *c = &decoder->cinfo;
+    int supported = (c->num_components == 1 && c->jpeg_color_space == JCS_GRAYSCALE)
+        || (c->num_components == 3 && (c->jpeg_color_space == JCS_YCbCr || c->jpeg_color_space == JCS_RGB));
+    if (!decoder->capture_wanted || !supported || c->idct == NULL) return;
+    for (int ci = 0; ci < c->num_components; ci++) {
+        jpeg_component_info *component = &c->comp_info[ci];
+        block_capture *capture = &decoder->capture[ci];
+        capture->width = component->width_in_blocks;
+        capture->height = component->height_in_blocks;
+        capture->h_samp_factor = component->h_samp_factor;
+        capture->v_samp_factor = component->v_samp_factor;
+        capture->dc = (int32_t *)calloc((size_t)capture->width * capture->height, sizeof(int32_t));
+        capture->idct = c->idct->inverse_DCT[ci];
+        if (capture->dc == NULL || capture->idct == NULL) return;
+    }
+    for (int ci = 0; ci < c->num_components; ci++) c->idct->inverse_DCT[ci] = capture_dc;
+    decoder->captured = 1;
+    decoder->captured_components = c->num_components;
+    decoder->captured_rgb = c->jpeg_color_space == JCS_RGB;
+}
+
+/* Whether every block of every component was caught exactly once. */
+static void finish_capture(thumbd_jpeg_decoder *decoder) {
+    if (!decoder->captured) return;
+    for (int ci = 0; ci < decoder->captured_components; ci++) {
+        block_capture *capture = &decoder->capture[ci];
+        if (capture->misplaced != 0 || capture->stored != (long)capture->width * (long)capture->height) {
+            decoder->captured = 0;
+        }
+    }
+}
+
+const int32_t *thumbd_jpeg_block_dc(const thumbd_jpeg_decoder *decoder, int component, thumbd_jpeg_block_grid *grid) {
+    if (!decoder->captured || component < 0 || component >= decoder->captured_components) return NULL;
+    const block_capture *capture = &decoder->capture[component];
+    grid->width = (int)capture->width;
+    grid->height = (int)capture->height;
+    grid->h_samp_factor = capture->h_samp_factor;
+    grid->v_samp_factor = capture->v_samp_factor;
+    grid->components = decoder->captured_components;
+    grid->is_rgb = decoder->captured_rgb;
+    return capture->dc;
+}
+
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size) {
     if (setjmp(decoder->jump)) return -1;
     struct jpeg_decompress_struct *c = &decoder->cinfo;
     decoder->started = 1;
     jpeg_start_decompress(c);
+    start_capture(decoder);
     if (c->output_components != 4 || (size_t)c->output_width * 4 > row_bytes
         || row_bytes * c->output_height > size) {
         strcpy(decoder->message, "output buffer does not match the decoded size");
@@ -102,6 +203,7 @@ int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row
         jpeg_read_scanlines(c, rows, (JDIMENSION)count);
     }
     jpeg_finish_decompress(c);
+    finish_capture(decoder);
     return 0;
 }
 
@@ -115,6 +217,7 @@ const char *thumbd_jpeg_message(const thumbd_jpeg_decoder *decoder) {
 
 void thumbd_jpeg_close(thumbd_jpeg_decoder *decoder) {
     if (!decoder) return;
+    for (int ci = 0; ci < 3; ci++) free(decoder->capture[ci].dc);
     jpeg_destroy_decompress(&decoder->cinfo);
     free(decoder);
 }

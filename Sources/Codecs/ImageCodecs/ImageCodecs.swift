@@ -91,11 +91,12 @@ public enum ImageCodecs {
     }
 
     /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
-    /// comes back as CMYK. For measuring what colour management costs, and for tests.
+    /// comes back as CMYK. `blockMeans` asks for `DecodedImage.blockMeans` where the format has
+    /// them (JPEG).
     public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
-                                      scale: DecodeScaleHint = .fullSize) throws(ImageError) -> DecodedImage {
+                                      scale: DecodeScaleHint = .fullSize, blockMeans: Bool = false) throws(ImageError) -> DecodedImage {
         switch try format(of: data) {
-        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true)
+        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true, blockMeans: blockMeans)
         case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)

@@ -8,10 +8,11 @@ public enum JPEGCodec {
     }
 
     /// Pixels as stored (RGBA; a CMYK file is converted without its profile unless `keepingCMYK`,
-    /// when its samples come back as CMYK for `ColorManagement` to convert), and the file's profile.
+    /// when its samples come back as CMYK for `ColorManagement` to convert), and the file's profile;
+    /// with `blockMeans`, also the photo at one pixel per 8x8 block, the same at every scale.
     public static func decode(_ data: [UInt8], limits: DecodeLimits, scale: DecodeScaleHint,
-                              keepingCMYK: Bool = false) throws(ImageError) -> DecodedImage {
-        try JPEGDecoder.decode(data, limits: limits, scale: scale, keepingCMYK: keepingCMYK)
+                              keepingCMYK: Bool = false, blockMeans: Bool = false) throws(ImageError) -> DecodedImage {
+        try JPEGDecoder.decode(data, limits: limits, scale: scale, keepingCMYK: keepingCMYK, blockMeans: blockMeans)
     }
 
     /// The scale `decode` delivers for `hint`: the M/8 of libjpeg's DCT scaling it picks.

@@ -36,8 +36,9 @@ enum JPEGDecoder {
     /// `cuttingScans`: at 1/8, a progressive file is decoded from its DC-scale stream (same pixels,
     /// a fraction of the entropy decoding), at 1/4 without its final AC refinement scans (SSIM 0.998
     /// or better); off only to compare.
+    /// `blockMeans`: also keep the photo at one pixel per block (`JPEGBlockMeans`).
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
-                       cuttingScans: Bool = true) throws(ImageError) -> DecodedImage {
+                       blockMeans: Bool = false, cuttingScans: Bool = true) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
         let eighths = scaleEighths(for: hint)
@@ -57,6 +58,7 @@ enum JPEGDecoder {
             // Smoothing guesses coefficients not sent yet: none is missing at 1/8 (exact), and at 1/4
             // it is on, as measured, for the last bits left out.
             if dcOnly != nil { _ = thumbd_jpeg_set_block_smoothing(decoder, 0) }
+            if blockMeans { _ = thumbd_jpeg_capture_block_means(decoder) }
 
             var width: Int32 = 0, height: Int32 = 0
             guard thumbd_jpeg_output_size(decoder, Int32(eighths), &width, &height) == 0 else { throw failure() }
@@ -85,7 +87,9 @@ enum JPEGDecoder {
             if header.is_cmyk != 0 {
                 if keepingCMYK { samples = .cmyk(inverted: inverted) } else { image.convertNaiveCMYKToRGBA(inverted: inverted) }
             }
-            return DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
+            var decodedImage = DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
+            if blockMeans { decodedImage.blockMeans = JPEGBlockMeans.image(from: decoder) }
+            return decodedImage
         }
     }
 

@@ -86,6 +86,10 @@ public struct DecodedImage: Sendable {
     public var color: EmbeddedColor
     /// What the pixel bytes hold (RGBA unless a codec kept CMYK for a profile to convert).
     public var samples: DecodedSamples
+    /// The photo as stored at one pixel per 8x8 block of the full-size image, the same pixels
+    /// whatever scale the decode used (a JPEG's DC coefficients), when the decode was asked for it
+    /// and the codec can give it; colours as `samples` are, unconverted.
+    public var blockMeans: PixelBuffer?
 
     /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
     /// and for decoders that resample to a given size, like libwebp's).

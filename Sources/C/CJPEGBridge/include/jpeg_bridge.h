@@ -34,6 +34,24 @@ int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *wi
 int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on);
 /* Decodes every row into `pixels` (4 bytes a pixel: RGBA, or CMYK for CMYK images). */
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size);
+/* Asks the next decode to keep every block's DC coefficient (dequantised) as libjpeg's inverse DCT
+ * reads it, for 1-component greyscale and 3-component YCbCr or RGB files: the same values whatever
+ * the output scale, since every scale's IDCT starts from the same coefficients. */
+int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder);
+
+typedef struct {
+    int width;            /* blocks across */
+    int height;           /* blocks down */
+    int h_samp_factor;
+    int v_samp_factor;
+    int components;
+    int is_rgb;           /* components are R, G, B, not Y, Cb, Cr */
+} thumbd_jpeg_block_grid;
+
+/* After a decode that captured them, component `component`'s DC coefficients, row-major, valid until
+ * thumbd_jpeg_close; NULL when none were captured (not asked, another colour space, or a block
+ * that could not be placed). */
+const int32_t *thumbd_jpeg_block_dc(const thumbd_jpeg_decoder *decoder, int component, thumbd_jpeg_block_grid *grid);
 thumbd_jpeg_warnings thumbd_jpeg_warning_state(const thumbd_jpeg_decoder *decoder);
 const char *thumbd_jpeg_message(const thumbd_jpeg_decoder *decoder);
 void thumbd_jpeg_close(thumbd_jpeg_decoder *decoder);
