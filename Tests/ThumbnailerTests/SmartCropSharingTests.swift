@@ -1,12 +1,15 @@
 import CropScenes
 import ImageCodecs
 import ImageCore
+import ImageQuality
 import Testing
 import Thumbnailer
 
 /// A smart crop weighs the sharp detail of the pixels it was decoded at, so one decode serves the
 /// smart sizes of a photo only where their own decode would have given the very same pixels: then
-/// their thumbnails are the single-size ones, pixel for pixel.
+/// their thumbnails are the single-size ones, pixel for pixel. A JPEG of 2,048 px or more is looked
+/// at on its block means, which every scale gives alike: one decode serves all its sizes, each with
+/// the window it has alone.
 struct SmartCropSharingTests {
     /// A 600x400 product scene (a frame, a background, a product placed off-centre).
     static let scene = SceneGenerator(longSide: 600, productPhotos: SmartCropTests.productPhotos())
@@ -37,5 +40,23 @@ struct SmartCropSharingTests {
         let alone = try Thumbnailer.render(from: avif, Self.smart(40))
         #expect(shared.crop == alone.crop)
         #expect(shared.pixels == alone.pixels)
+    }
+
+    /// 2400x1600 as JPEG: 600 px needs the full decode, 150 px 1/4 and 40 px 1/8 alone; all three
+    /// come from the full decode here, with their single-size windows.
+    @Test func aLargeJPEGsSmartSizesAllShareItsDecode() throws {
+        let scene = SceneGenerator(longSide: 2400, productPhotos: SmartCropTests.productPhotos()).scenes(repetitions: 1, seed: 19)[2].image
+        let jpeg = try ImageCodecs.encode(scene, .jpeg(quality: 90))
+        let photo = try Thumbnailer.decode(jpeg, for: [Self.smart(600), Self.smart(150), Self.smart(40)])
+        #expect(photo.decodedWidth == 2400)
+        for side in [150, 40] {
+            #expect(photo.serves(Self.smart(side)), "\(side) px")
+            let shared = try Thumbnailer.render(photo, Self.smart(side))
+            let alone = try Thumbnailer.render(from: jpeg, Self.smart(side))
+            #expect(alone.decodedWidth < 2400, "\(side) px alone decodes smaller")
+            #expect(shared.crop == alone.crop, "\(side) px: the window moved")
+            let ssim = SSIM.compare(shared.pixels, alone.pixels)
+            #expect(ssim >= 0.995, "\(side) px: SSIM \(ssim) against the single-size thumbnail")
+        }
     }
 }

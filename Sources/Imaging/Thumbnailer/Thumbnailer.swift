@@ -33,7 +33,8 @@ public enum Thumbnailer {
                               width: request.width, height: request.height, fit: request.fit)
                 .minimumDecodeScale(headroom: request.decodeHeadroom)
         }.max { $0.minimumScale < $1.minimumScale }!
-        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale)
+        let smart = requests.contains { $0.fit == .cover && $0.gravity == .smart }
+        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale, blockMeans: smart)
         timings.decode = clock.now - start
         start = clock.now
         // CMYK is converted here; an RGB profile waits for the smaller resized pixels.
@@ -54,8 +55,9 @@ public enum Thumbnailer {
         let uprightSmall = small.oriented(info.orientation)
         let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: ThumbHash.encode(uprightSmall))
         timings.placeholder = clock.now - start
+        let blockAnalysis = decoded.blockMeans.flatMap { SmartCrop.BlockAnalysis($0, color: color, orientation: info.orientation) }
         return DecodedPhoto(data: data, info: info, decoded: decoded, color: color, uprightSmall: uprightSmall,
-                            limits: first.limits, scale: scale, photo: photo, timings: timings)
+                            blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
     }
 
     /// One thumbnail of a decoded photo: trim, crop, resize, colour and pad.
@@ -88,8 +90,12 @@ public enum Thumbnailer {
             switch request.gravity {
             case .center: break
             case .smart:
+                // A large JPEG's window is chosen on its block means, the same whatever the decode's
+                // scale; other photos' on the decoded pixels themselves.
+                let analysis = decodedPhoto.blockAnalysis
                 region = SmartCrop.moved(region, within: frame, uprightWidth: upright.width, uprightHeight: upright.height,
-                                         small: decodedPhoto.uprightSmall, decoded: decoded.pixels, orientation: info.orientation)
+                                         small: analysis?.upright ?? decodedPhoto.uprightSmall,
+                                         decoded: analysis?.stored ?? decoded.pixels, orientation: info.orientation)
             case .focus(let point):
                 region = FocusCrop.moved(region, to: point, within: frame, uprightWidth: upright.width, uprightHeight: upright.height)
             }
@@ -137,6 +143,8 @@ public struct DecodedPhoto: Sendable {
     let decoded: DecodedImage
     let color: ColorConversion
     let uprightSmall: PixelBuffer
+    /// What a smart crop looks at when the photo is a JPEG large enough for its block means.
+    let blockAnalysis: SmartCrop.BlockAnalysis?
     let limits: DecodeLimits
     /// The scale the decoder was asked for: the most demanding of the requests'.
     let scale: DecodeScaleHint
@@ -146,17 +154,18 @@ public struct DecodedPhoto: Sendable {
 
     /// Whether `request`'s thumbnail made from these pixels is the one its own decode would give:
     /// they were decoded under the same limits, at a scale at least the one its size needs. A smart
-    /// cover crop only from the very pixels it would have had alone: it weighs the sharp detail of
-    /// the decoded pixels, which depends on their scale, so from more pixels it may choose another
-    /// window (SSIM 0.38 against its single-size thumbnail on a corpus photo). Those are the same
-    /// pixels when its own decode would come out at this decode's scale: a JPEG's sizes that need
-    /// the same M/8, every size of a format decoded at full size (AVIF, HEIC, JPEG XL...).
+    /// cover crop chosen on the decoded pixels only from the very pixels it would have had alone: it
+    /// weighs their sharp detail, which depends on their scale, so from more pixels it may choose
+    /// another window (SSIM 0.38 against its single-size thumbnail on a corpus photo). Those are the
+    /// same pixels when its own decode would come out at this decode's scale: a JPEG's sizes that
+    /// need the same M/8, every size of a format decoded at full size (AVIF, HEIC, JPEG XL...). A
+    /// large JPEG's window is chosen on its block means, the same at every scale: any size it serves.
     public func serves(_ request: ThumbnailRequest) -> Bool {
         let geometry = ThumbnailGeometry(uprightWidth: photo.width, uprightHeight: photo.height,
                                          width: request.width, height: request.height, fit: request.fit)
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits else { return false }
-        if request.fit == .cover, request.gravity == .smart {
+        if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
             guard needed != scale else { return true }
             guard let own = ImageCodecs.decodeScale(of: info.format, for: needed),
                   let shared = ImageCodecs.decodeScale(of: info.format, for: scale) else { return false }
