@@ -15,7 +15,8 @@ struct BenchCropCommand: AsyncParsableCommand {
             off-centre and its box known: 4 frames (3:2, 16:9, 4:3, 2:3) x 3 backgrounds
             (studio sweep, blurred, sharp busy) x 2 products (plain shaded colour,
             patterned cut from the photos in TestImages) x --repetitions, 1200 px on
-            the long side, written as JPEG q92. Busy and blurred backgrounds come
+            the long side (--scene-side), written as JPEG q92. From 2,048 px thumbd's
+            smart crop looks at a JPEG's block means instead of its decoded pixels. Busy and blurred backgrounds come
             from --corpus photos (textured clutter without them). Seeded: the same
             --seed makes the same scenes.
 
@@ -58,6 +59,9 @@ struct BenchCropCommand: AsyncParsableCommand {
     @Option(help: "Seed of the scene generator.")
     var seed: UInt64 = 19
 
+    @Option(help: "The scenes' long side in pixels (2048 or more: thumbd's smart crop reads the JPEG's block means).")
+    var sceneSide: Int = 1200
+
     @Option(help: "Thumbnail width and height in pixels, a square (default: 200; or --shape).")
     var size: Int?
 
@@ -86,6 +90,7 @@ struct BenchCropCommand: AsyncParsableCommand {
             throw ValidationError("--size must be between \(ThumbnailRequest.sizeRange.lowerBound) and \(ThumbnailRequest.sizeRange.upperBound).")
         }
         guard repetitions >= 1 else { throw ValidationError("--repetitions must be at least 1.") }
+        guard (400...8000).contains(sceneSide) else { throw ValidationError("--scene-side must be 400...8000.") }
     }
 
     func run() async throws {
@@ -102,8 +107,8 @@ struct BenchCropCommand: AsyncParsableCommand {
         let corpusFolder = corpus ?? Self.defaultCorpus()
         let photos = try corpusFolder.map { try BenchCorpus.load($0).files } ?? []
 
-        let scenes = try BenchCropScenes.make(repetitions: repetitions, seed: seed, corpus: photos, into: folder)
-        print("crop: \(scenes.scenes.count) scenes (4 frames x 3 backgrounds x 2 products x \(repetitions)), seed \(seed), backgrounds from \(scenes.backgroundSource); \(box.label) thumbnails")
+        let scenes = try BenchCropScenes.make(repetitions: repetitions, seed: seed, longSide: sceneSide, corpus: photos, into: folder)
+        print("crop: \(scenes.scenes.count) scenes (4 frames x 3 backgrounds x 2 products x \(repetitions)), seed \(seed), \(sceneSide) px, backgrounds from \(scenes.backgroundSource); \(box.label) thumbnails")
 
         var methods: [BenchCropMethod] = []
         let sceneBytes = try scenes.paths.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) }

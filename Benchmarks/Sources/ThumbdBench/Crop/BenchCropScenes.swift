@@ -14,10 +14,10 @@ struct BenchCropScenes {
 
     /// Patterned products come from the photos that ship in TestImages; busy and blurred
     /// backgrounds from the corpus photos when there are any (else textured clutter).
-    static func make(repetitions: Int, seed: UInt64, corpus: [BenchFile], into folder: String) throws -> BenchCropScenes {
+    static func make(repetitions: Int, seed: UInt64, longSide: Int = 1200, corpus: [BenchFile], into folder: String) throws -> BenchCropScenes {
         let products = try productPhotos()
         let backgrounds = corpus.compactMap { try? backgroundPhoto($0.path) }
-        let generator = SceneGenerator(longSide: 1200, productPhotos: products, backgroundPhotos: backgrounds)
+        let generator = SceneGenerator(longSide: longSide, productPhotos: products, backgroundPhotos: backgrounds)
         let scenes = generator.scenes(repetitions: repetitions, seed: seed)
         var paths: [String] = []
         for scene in scenes {
