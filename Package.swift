@@ -126,7 +126,9 @@ let package = Package(
                 path: "Sources/Codecs/ImageCodecs"),
         // Pixel loops run optimised in debug builds too: the tests resample 12-megapixel photos, which
         // unoptimised Swift does some 30 times slower.
-        .target(name: "ImageOps", dependencies: ["ImageCore"], path: "Sources/Imaging/ImageOps", swiftSettings: optimisedInDebug),
+        // The resizer's AVX2 row kernel, chosen at run time.
+        .target(name: "CResampleKernels", path: "Sources/C/CResampleKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        .target(name: "ImageOps", dependencies: ["ImageCore", "CResampleKernels"], path: "Sources/Imaging/ImageOps", swiftSettings: optimisedInDebug),
         .target(name: "ImageQuality", dependencies: ["ImageCore"], path: "Sources/Measurement/ImageQuality", swiftSettings: optimisedInDebug),
         // Generated product photos with known product boxes, and the kept-share measure: the smart
         // crop's tests and `thumbd-bench crop` both use them; thumbd does not link them.

@@ -176,12 +176,29 @@ import Testing
         for image in [opaque, alpha] {
             for (region, w, h) in cases {
                 let reference = ReferenceResampler.resize(image, region: region, width: w, height: h)
-                for arithmetic in [Resampler.Arithmetic.automatic, .float] {
+                for arithmetic in [Resampler.Arithmetic.automatic, .baselineFixedPoint, .float] {
                     let fast = Resampler.resize(image, region: region, width: w, height: h, prereduction: .none, arithmetic: arithmetic)
                     let diff = ReferenceResampler.maxDifference(fast, reference)
                     #expect(diff <= 1, "\(image.hasAlpha ? "alpha" : "opaque") \(arithmetic) \(String(describing: region)) -> \(w)x\(h): off by \(diff)")
                 }
             }
+        }
+    }
+
+    /// The AVX2 row kernel adds the same integers in another order: every thumbnail is the same bytes
+    /// as the SSE2 pass makes, whatever the tap count (groups of eight, and a last group of four).
+    @Test func theAVX2PassMakesTheSameBytesAsSSE2() {
+        let photo = TestImages.photoLike(width: 1203, height: 901, seed: 5)
+        let cases: [(SourceRegion?, Int, Int)] = [
+            (nil, 300, 225), (nil, 160, 120), (nil, 531, 397), (nil, 1, 1), (nil, 1203, 901), (nil, 2000, 40),
+            (SourceRegion(x: 301.5, y: 0, width: 675, height: 901), 300, 400),
+            (SourceRegion(x: 0.25, y: 7.5, width: 1202.5, height: 800), 77, 51),
+        ]
+        for (region, w, h) in cases {
+            let wide = Resampler.resize(photo, region: region, width: w, height: h, prereduction: .none, arithmetic: .automatic)
+            let baseline = Resampler.resize(photo, region: region, width: w, height: h, prereduction: .none, arithmetic: .baselineFixedPoint)
+            let differing = zip(wide.pixels, baseline.pixels).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(String(describing: region)) -> \(w)x\(h): \(differing) bytes differ")
         }
     }
 
