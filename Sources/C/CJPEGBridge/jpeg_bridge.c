@@ -110,8 +110,10 @@ int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder) {
  * hands the block on unchanged. The block's place comes from what the coefficient controllers
  * pass (libjpeg 6b's interface, kept by libjpeg-turbo): the output column in scaled samples, and
  * the output rows, whose first block row in an iMCU row is always the first one passed.
- * A place outside the grid is counted, never written, and voids the capture.
+ * A place outside the grid, or one already caught, is counted, never written, and voids the capture.
  */
+/* No block's DC can be this: at most 2,047 x 65,535 in magnitude. */
+#define NOT_CAUGHT INT32_MIN
 static void capture_dc(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block,
                        JSAMPARRAY output_buf, JDIMENSION output_col) {
     thumbd_jpeg_decoder *decoder = (thumbd_jpeg_decoder *)cinfo->client_data;
@@ -125,8 +127,9 @@ static void capture_dc(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCO
     if (size > 0 && offset >= 0 && offset % size == 0 && compptr->quant_table != NULL) {
         JDIMENSION x = output_col / (JDIMENSION)size;
         JDIMENSION y = capture->row * (JDIMENSION)compptr->v_samp_factor + (JDIMENSION)(offset / size);
-        if (x < capture->width && y < capture->height) {
-            capture->dc[(size_t)y * capture->width + x] = (int32_t)coef_block[0] * (int32_t)compptr->quant_table->quantval[0];
+        int32_t *slot = x < capture->width && y < capture->height ? &capture->dc[(size_t)y * capture->width + x] : NULL;
+        if (slot != NULL && *slot == NOT_CAUGHT) {
+            *slot = (int32_t)coef_block[0] * (int32_t)compptr->quant_table->quantval[0];
             capture->stored += 1;
         } else {
             capture->misplaced += 1;
@@ -150,9 +153,11 @@ static void start_capture(thumbd_jpeg_decoder *decoder) {
         capture->height = component->height_in_blocks;
         capture->h_samp_factor = component->h_samp_factor;
         capture->v_samp_factor = component->v_samp_factor;
-        capture->dc = (int32_t *)calloc((size_t)capture->width * capture->height, sizeof(int32_t));
+        size_t blocks = (size_t)capture->width * capture->height;
+        capture->dc = (int32_t *)malloc(blocks * sizeof(int32_t));
         capture->idct = c->idct->inverse_DCT[ci];
         if (capture->dc == NULL || capture->idct == NULL) return;
+        for (size_t i = 0; i < blocks; i++) capture->dc[i] = NOT_CAUGHT;
     }
     for (int ci = 0; ci < c->num_components; ci++) c->idct->inverse_DCT[ci] = capture_dc;
     decoder->captured = 1;
@@ -160,7 +165,7 @@ static void start_capture(thumbd_jpeg_decoder *decoder) {
     decoder->captured_rgb = c->jpeg_color_space == JCS_RGB;
 }
 
-/* Whether every block of every component was caught exactly once. */
+/* Whether every block of every component was caught exactly once (none twice, so a full count is all of them). */
 static void finish_capture(thumbd_jpeg_decoder *decoder) {
     if (!decoder->captured) return;
     for (int ci = 0; ci < decoder->captured_components; ci++) {
