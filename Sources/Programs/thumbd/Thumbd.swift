@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConsoleText
 import ExitStatus
+import HeapTuning
 
 @main
 struct Thumbd: AsyncParsableCommand {
@@ -17,6 +18,7 @@ struct Thumbd: AsyncParsableCommand {
 
     /// Usage errors exit 2 (not ArgumentParser's 64), so scripts can tell them from image failures.
     static func main() async {
+        AllocatorTuning.startWithOneArena()
         await runExitingTwoOnUsageErrors()
     }
 }

@@ -144,7 +144,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Buffers reused from photo to photo, as the daemon reuses them from miss to miss.
-        AllocatorTuning.apply()
+        AllocatorTuning.apply(busyThreads: min(jobs, inputs.count))
         var limits = DecodeLimits()
         limits.maxPixels = Int(maxMegapixels * 1_000_000)
         if let outDir {

@@ -27,13 +27,26 @@ public enum AllocatorTuning {
     /// With no trim to give freed buffers back.
     public static let unpooledMmapThreshold: Int32 = 1 << 20
 
-    /// True when the mmap threshold was fixed here.
-    @discardableResult
-    public static func apply(reusingBuffers: Bool = true) -> Bool {
+    /// One arena until a command has said how many threads it keeps busy (`apply`): glibc gives a
+    /// thread its arena at its first allocation, so the thread that parses the command line would
+    /// otherwise hold a second arena's 64 MiB for the life of the process. Called first in `main`.
+    public static func startWithOneArena() {
+        guard !arenaCountSetOutside else { return }
+        thumbd_limit_arenas(1)
+    }
+
+    private static var arenaCountSetOutside: Bool {
         let environment = ProcessInfo.processInfo.environment
-        let tunables = environment["GLIBC_TUNABLES"] ?? ""
-        if !tunables.contains("arena_max") && environment["MALLOC_ARENA_MAX"] == nil {
-            thumbd_limit_arenas(Int32(arenaCount))
+        return (environment["GLIBC_TUNABLES"] ?? "").contains("arena_max") || environment["MALLOC_ARENA_MAX"] != nil
+    }
+
+    /// True when the mmap threshold was fixed here. `busyThreads`: how many threads allocate at
+    /// once, when fewer than the cores (a command making one photo); the arenas are that many.
+    @discardableResult
+    public static func apply(reusingBuffers: Bool = true, busyThreads: Int? = nil) -> Bool {
+        let tunables = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
+        if !arenaCountSetOutside {
+            thumbd_limit_arenas(Int32(busyThreads.map { max(1, $0) } ?? arenaCount))
         }
         if reusingBuffers, !tunables.contains("trim_threshold") { thumbd_fix_trim_threshold(trimThreshold) }
         if tunables.contains("mmap_threshold") { return false }
@@ -45,5 +58,10 @@ public enum AllocatorTuning {
     /// 12-minute soak (151 -> 199 MiB) with glibc's defaults and levelled off at 171-176 MiB with
     /// `MALLOC_ARENA_MAX=2`. The threads that allocate much are the CPU pool's, one per core, so
     /// they seldom wait for an arena.
+    ///
+    /// Each arena after the first reserves 64 MiB of address space (glibc's heap size on 64-bit).
+    /// A command working on one photo has one busy thread, so it keeps to the first arena: under
+    /// `ulimit -v 256M` the second arena left no room for a thread's stack, and libdispatch waits
+    /// for one forever rather than failing (`thumbd thumbnail` hung in 10 of 24 runs).
     public static var arenaCount: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 }

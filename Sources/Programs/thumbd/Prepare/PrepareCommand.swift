@@ -126,7 +126,7 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        AllocatorTuning.apply()
+        AllocatorTuning.apply(busyThreads: min(inputs.count, ProcessInfo.processInfo.activeProcessorCount))
         let rules = try await loadRules()
         let start = ContinuousClock.now
         do {
