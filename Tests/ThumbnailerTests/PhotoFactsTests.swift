@@ -31,4 +31,19 @@ struct PhotoFactsTests {
         #expect(abs(Int(got.r) - wanted[0]) <= 6 && abs(Int(got.g) - wanted[1]) <= 6 && abs(Int(got.b) - wanted[2]) <= 6,
                 "\(orientation): \(got) against the mean \(wanted)")
     }
+
+    /// Without a placeholder the thumbnail is the same, smart crops included (their small copy is
+    /// still made when they are chosen on it), and no ThumbHash is made.
+    @Test(arguments: [Gravity.center, .smart])
+    func withoutAPlaceholderTheThumbnailIsTheSame(_ gravity: Gravity) throws {
+        let photo = try PhonePhoto.jpeg(upright: PhonePhoto.synthetic(width: 600, height: 400, seed: 22), orientation: .right)
+        let request = ThumbnailRequest(width: 120, height: 160, fit: .cover, gravity: gravity)
+        let with = try Thumbnailer.render(from: photo, request)
+        let without = try Thumbnailer.render(from: photo, request, placeholder: false)
+        #expect(with.photo.thumbHash != nil)
+        #expect(without.photo.thumbHash == nil)
+        #expect(without.photo.width == 600 && without.photo.height == 400)
+        #expect(without.crop == with.crop)
+        #expect(without.pixels == with.pixels)
+    }
 }

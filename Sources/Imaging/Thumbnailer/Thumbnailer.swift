@@ -11,15 +11,17 @@ import ImagePlaceholder
 /// thread that answers requests.
 public enum Thumbnailer {
     /// Decodes, orients, crops and resizes: the thumbnail's pixels before encoding.
-    public static func render(from data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> RenderedThumbnail {
-        try render(decode(data, for: [request]), request)
+    public static func render(from data: [UInt8], _ request: ThumbnailRequest, placeholder: Bool = true) throws(ImageError) -> RenderedThumbnail {
+        try render(decode(data, for: [request], placeholder: placeholder), request)
     }
 
     /// Decodes `data` once for every one of `requests` (the sizes a shop makes of one photo): at the
     /// scale the most demanding of them needs, so each smaller one is resized from more pixels than
     /// it would have been decoded at alone, never fewer. The colour conversion and the placeholder
     /// are made here once too; `render(_:_:)` then makes each thumbnail the photo `serves`.
-    public static func decode(_ data: [UInt8], for requests: [ThumbnailRequest]) throws(ImageError) -> DecodedPhoto {
+    /// Without `placeholder` (a command line that only writes thumbnails) no ThumbHash is made, nor
+    /// the small copy it is made from unless a smart crop needs it: 4-5 % of a 300x400 thumbnail.
+    public static func decode(_ data: [UInt8], for requests: [ThumbnailRequest], placeholder: Bool = true) throws(ImageError) -> DecodedPhoto {
         guard let first = requests.first else { throw ImageError(.invalidRequest, "no thumbnail was asked for") }
         for request in requests { try checkSize(request) }
         let clock = ContinuousClock()
@@ -42,22 +44,28 @@ public enum Thumbnailer {
         timings.color = clock.now - start
 
         start = clock.now
-        // From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's
-        // 100 px, then converted and turned upright like the thumbnail. A smart crop looks at the
-        // same copy. Both read only its coarse shapes (ThumbHash keeps 7 cosines an axis), so exact
-        // k x k block means do most of the reduction and Lanczos only the last factor under 2: a
-        // third of the cost of the thumbnail's own filter here.
-        let fitted = ThumbHash.fittedSize(width: decoded.pixels.width, height: decoded.pixels.height)
-        var small = fitted == (decoded.pixels.width, decoded.pixels.height)
-            ? decoded.pixels
-            : Resampler.resize(decoded.pixels, width: fitted.width, height: fitted.height, prereduction: .box(lanczosFactor: 1))
-        color.apply(to: &small)
-        let uprightSmall = small.oriented(info.orientation)
-        let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: ThumbHash.encode(uprightSmall))
-        timings.placeholder = clock.now - start
         let blockAnalysis = decoded.blockMeans.flatMap { SmartCrop.BlockAnalysis($0, color: color, orientation: info.orientation) }
+        let uprightSmall = placeholder || (smart && blockAnalysis == nil)
+            ? smallUprightCopy(of: decoded.pixels, color: color, orientation: info.orientation) : nil
+        let photo = PhotoFacts(width: upright.width, height: upright.height,
+                               thumbHash: placeholder ? uprightSmall.flatMap { ThumbHash.encode($0) } : nil)
+        timings.placeholder = clock.now - start
         return DecodedPhoto(data: data, info: info, decoded: decoded, color: color, uprightSmall: uprightSmall,
                             blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
+    }
+
+    /// From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's 100 px,
+    /// then converted and turned upright like the thumbnail. A smart crop looks at the same copy.
+    /// Both read only its coarse shapes (ThumbHash keeps 7 cosines an axis), so exact k x k block
+    /// means do most of the reduction and Lanczos only the last factor under 2: a third of the cost
+    /// of the thumbnail's own filter here.
+    private static func smallUprightCopy(of pixels: PixelBuffer, color: ColorConversion, orientation: Orientation) -> PixelBuffer {
+        let fitted = ThumbHash.fittedSize(width: pixels.width, height: pixels.height)
+        var small = fitted == (pixels.width, pixels.height)
+            ? pixels
+            : Resampler.resize(pixels, width: fitted.width, height: fitted.height, prereduction: .box(lanczosFactor: 1))
+        color.apply(to: &small)
+        return small.oriented(orientation)
     }
 
     /// One thumbnail of a decoded photo: trim, crop, resize, colour and pad.
@@ -94,7 +102,7 @@ public enum Thumbnailer {
                 // scale; other photos' on the decoded pixels themselves.
                 let analysis = decodedPhoto.blockAnalysis
                 region = SmartCrop.moved(region, within: frame, uprightWidth: upright.width, uprightHeight: upright.height,
-                                         small: analysis?.upright ?? decodedPhoto.uprightSmall,
+                                         small: analysis?.upright ?? decodedPhoto.uprightSmall!,
                                          decoded: analysis?.stored ?? decoded.pixels, orientation: info.orientation)
             case .focus(let point):
                 region = FocusCrop.moved(region, to: point, within: frame, uprightWidth: upright.width, uprightHeight: upright.height)
@@ -142,7 +150,9 @@ public struct DecodedPhoto: Sendable {
     let info: ImageInfo
     let decoded: DecodedImage
     let color: ColorConversion
-    let uprightSmall: PixelBuffer
+    /// The placeholder's small upright copy: nil when no placeholder was asked for and no smart
+    /// crop needed it.
+    let uprightSmall: PixelBuffer?
     /// What a smart crop looks at when the photo is a JPEG large enough for its block means.
     let blockAnalysis: SmartCrop.BlockAnalysis?
     let limits: DecodeLimits
@@ -166,6 +176,7 @@ public struct DecodedPhoto: Sendable {
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits else { return false }
         if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
+            guard uprightSmall != nil else { return false }
             guard needed != scale else { return true }
             guard let own = ImageCodecs.decodeScale(of: info.format, for: needed),
                   let shared = ImageCodecs.decodeScale(of: info.format, for: scale) else { return false }

@@ -29,8 +29,9 @@ public struct ThumbnailMaker: Sendable {
                          limits: limits, decodeHeadroom: decodeHeadroom)
     }
 
-    public func make(_ bytes: [UInt8], as variant: Variant) throws(ImageError) -> Thumbnail {
-        try make(Thumbnailer.decode(bytes, for: [request(for: variant)]), as: variant)
+    /// Without `placeholder` the photo's ThumbHash is not made (`Thumbnail.photo.thumbHash` is nil).
+    public func make(_ bytes: [UInt8], as variant: Variant, placeholder: Bool = true) throws(ImageError) -> Thumbnail {
+        try make(Thumbnailer.decode(bytes, for: [request(for: variant)], placeholder: placeholder), as: variant)
     }
 
     /// One variant of a photo already decoded for it, and perhaps for other sizes (`Thumbnailer.decode(_:for:)`

@@ -57,7 +57,7 @@ struct ThumbnailJob: Sendable {
         }
         let photo: DecodedPhoto
         do {
-            photo = try Thumbnailer.decode(bytes, for: outputs.map { maker.request(for: $0.variant) })
+            photo = try Thumbnailer.decode(bytes, for: outputs.map { maker.request(for: $0.variant) }, placeholder: placeholder)
         } catch {
             return [.failure(InputFileFailure(input: input, code: error.code.rawValue, message: error.message))]
         }
@@ -67,7 +67,7 @@ struct ThumbnailJob: Sendable {
             let request = maker.request(for: output.variant)
             guard !photo.serves(request) else { return write(output, of: photo) }
             do throws(ImageError) {
-                return write(output, of: try Thumbnailer.decode(bytes, for: [request]))
+                return write(output, of: try Thumbnailer.decode(bytes, for: [request], placeholder: false))
             } catch {
                 return .failure(InputFileFailure(input: input, code: error.code.rawValue, message: error.message))
             }

@@ -49,7 +49,8 @@ struct BenchThumbd: Sendable {
         }
         let read = BenchStats.now() - start
         do {
-            let thumbnail = try request.maker.make(bytes, as: request.variant)
+            // As `thumbd thumbnail` makes it: no placeholder, which only the daemon and --placeholder use.
+            let thumbnail = try request.maker.make(bytes, as: request.variant, placeholder: false)
             var timing = ImageTiming()
             timing.total = BenchStats.now() - start
             timing.read = read
