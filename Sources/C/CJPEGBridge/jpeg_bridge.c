@@ -31,6 +31,8 @@ struct thumbd_jpeg_decoder {
     int captured_components;
     int captured_rgb;
     block_capture capture[3];
+    int windowed;                 /* thumbd_jpeg_start_window started the decode */
+    JDIMENSION window_top, window_rows;
 };
 
 static void on_error(j_common_ptr cinfo) {
@@ -188,25 +190,55 @@ const int32_t *thumbd_jpeg_block_dc(const thumbd_jpeg_decoder *decoder, int comp
     return capture->dc;
 }
 
+int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *width, int height) {
+    if (setjmp(decoder->jump)) return -1;
+    struct jpeg_decompress_struct *c = &decoder->cinfo;
+    if (decoder->started || decoder->capture_wanted || *x < 0 || y < 0 || *width <= 0 || height <= 0) {
+        strcpy(decoder->message, "a window needs a fresh decoder without block means");
+        return -1;
+    }
+    decoder->started = 1;
+    jpeg_start_decompress(c);
+    if ((JDIMENSION)*x + (JDIMENSION)*width > c->output_width || (JDIMENSION)y + (JDIMENSION)height > c->output_height) {
+        strcpy(decoder->message, "the window is outside the decoded image");
+        return -1;
+    }
+    JDIMENSION left = (JDIMENSION)*x, columns = (JDIMENSION)*width;
+    jpeg_crop_scanline(c, &left, &columns);
+    *x = (int)left;
+    *width = (int)columns;
+    if (y > 0) jpeg_skip_scanlines(c, (JDIMENSION)y);
+    decoder->windowed = 1;
+    decoder->window_top = (JDIMENSION)y;
+    decoder->window_rows = (JDIMENSION)height;
+    return 0;
+}
+
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size) {
     if (setjmp(decoder->jump)) return -1;
     struct jpeg_decompress_struct *c = &decoder->cinfo;
-    decoder->started = 1;
-    jpeg_start_decompress(c);
-    start_capture(decoder);
+    if (!decoder->started) {
+        decoder->started = 1;
+        jpeg_start_decompress(c);
+        start_capture(decoder);
+    }
+    JDIMENSION top = decoder->windowed ? decoder->window_top : 0;
+    JDIMENSION end = decoder->windowed ? top + decoder->window_rows : c->output_height;
     if (c->output_components != 4 || (size_t)c->output_width * 4 > row_bytes
-        || row_bytes * c->output_height > size) {
+        || row_bytes * (end - top) > size || c->output_scanline != top) {
         strcpy(decoder->message, "output buffer does not match the decoded size");
         return -1;
     }
-    while (c->output_scanline < c->output_height) {
+    while (c->output_scanline < end) {
         JSAMPROW rows[4];
         int count = 0;
-        for (; count < 4 && c->output_scanline + (JDIMENSION)count < c->output_height; count++) {
-            rows[count] = pixels + row_bytes * (c->output_scanline + (JDIMENSION)count);
+        for (; count < 4 && c->output_scanline + (JDIMENSION)count < end; count++) {
+            rows[count] = pixels + row_bytes * (c->output_scanline - top + (JDIMENSION)count);
         }
         jpeg_read_scanlines(c, rows, (JDIMENSION)count);
     }
+    /* The rows under the window are not needed; libjpeg-turbo passes over them without decoding. */
+    if (c->output_scanline < c->output_height) jpeg_skip_scanlines(c, c->output_height - c->output_scanline);
     jpeg_finish_decompress(c);
     finish_capture(decoder);
     return 0;

@@ -92,11 +92,13 @@ public enum ImageCodecs {
 
     /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
     /// comes back as CMYK. `blockMeans` asks for `DecodedImage.blockMeans` where the format has
-    /// them (JPEG).
+    /// them (JPEG). `window`, in the pixels of the scale `decodeScale(of:for:)` gives, asks for that
+    /// part only where the format can decode a part (JPEG); `originX`/`originY` say where it lies.
     public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
-                                      scale: DecodeScaleHint = .fullSize, blockMeans: Bool = false) throws(ImageError) -> DecodedImage {
+                                      scale: DecodeScaleHint = .fullSize, blockMeans: Bool = false,
+                                      window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {
         switch try format(of: data) {
-        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true, blockMeans: blockMeans)
+        case .jpeg: try JPEGCodec.decode(data, limits: limits, scale: scale, keepingCMYK: true, blockMeans: blockMeans, window: window)
         case .png: try PNGCodec.decode(data, limits: limits, scale: scale)
         case .webp: try WebPCodec.decode(data, limits: limits, scale: scale)
         case .avif: try AVIFCodec.decode(data, limits: limits, scale: scale)

@@ -38,7 +38,7 @@ enum JPEGDecoder {
     /// or better); off only to compare.
     /// `blockMeans`: also keep the photo at one pixel per block (`JPEGBlockMeans`).
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
-                       blockMeans: Bool = false, cuttingScans: Bool = true) throws(ImageError) -> DecodedImage {
+                       blockMeans: Bool = false, cuttingScans: Bool = true, window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
         let eighths = scaleEighths(for: hint)
@@ -66,12 +66,21 @@ enum JPEGDecoder {
             let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0
             try limits.check(decodeBytes: outputBytes + coefficients, what: "this \(header.width)x\(header.height) JPEG")
 
+            var origin = (x: 0, y: 0), size = (width: Int(width), height: Int(height))
+            if let window, !blockMeans {
+                var x = Int32(window.x), columns = Int32(window.width)
+                guard thumbd_jpeg_start_window(decoder, &x, Int32(window.y), &columns, Int32(window.height)) == 0 else { throw failure() }
+                origin = (Int(x), window.y)
+                size = (Int(columns), window.height)
+            }
+            let pixelBytes = size.width * size.height * 4
+
             // Not zero-filled first: the decoder writes every byte of every row, and on failure the
             // buffer is dropped unread. Zeroing a 4 MB buffer was 2 % of a thumbnail's time.
             var status: Int32 = 0
-            let pixels = [UInt8](unsafeUninitializedCapacity: outputBytes) { out, initialized in
-                status = thumbd_jpeg_decode(decoder, out.baseAddress, Int(width) * 4, out.count)
-                initialized = status == 0 ? outputBytes : 0
+            let pixels = [UInt8](unsafeUninitializedCapacity: pixelBytes) { out, initialized in
+                status = thumbd_jpeg_decode(decoder, out.baseAddress, size.width * 4, out.count)
+                initialized = status == 0 ? pixelBytes : 0
             }
             guard status == 0 else { throw failure() }
             // The marker walk refuses files without an EOI; this catches a scan cut short inside.
@@ -80,7 +89,7 @@ enum JPEGDecoder {
             }
             let info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                  hasAlpha: false, orientation: s.orientation)
-            var image = PixelBuffer(width: Int(width), height: Int(height), hasAlpha: false, pixels: pixels)
+            var image = PixelBuffer(width: size.width, height: size.height, hasAlpha: false, pixels: pixels)
             // Adobe writes CMYK inverted (255 means no ink); other writers store it plainly.
             let inverted = header.saw_adobe_marker != 0
             var samples = DecodedSamples.rgba
@@ -89,6 +98,7 @@ enum JPEGDecoder {
             }
             var decodedImage = DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
             if blockMeans { decodedImage.blockMeans = JPEGBlockMeans.image(from: decoder) }
+            (decodedImage.originX, decodedImage.originY) = origin
             return decodedImage
         }
     }

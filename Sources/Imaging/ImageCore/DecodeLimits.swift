@@ -90,6 +90,10 @@ public struct DecodedImage: Sendable {
     /// whatever scale the decode used (a JPEG's DC coefficients), when the decode was asked for it
     /// and the codec can give it; colours as `samples` are, unconverted.
     public var blockMeans: PixelBuffer?
+    /// Where `pixels` begin in the whole image at the decode's scale: not 0 when only a window of
+    /// it was decoded (`DecodeWindow`).
+    public var originX = 0
+    public var originY = 0
 
     /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
     /// and for decoders that resample to a given size, like libwebp's).
@@ -101,5 +105,22 @@ public struct DecodedImage: Sendable {
         self.scaleY = scale ?? Double(pixels.height) / Double(info.height)
         self.color = color
         self.samples = samples
+    }
+}
+
+/// Part of an image to decode, in the pixels of the decode's scale: where a format can decode a
+/// window (JPEG), the rest of the image costs its entropy decoding only. The decoder may widen it.
+public struct DecodeWindow: Sendable, Equatable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
+
+    public func contains(_ other: DecodeWindow) -> Bool {
+        other.x >= x && other.y >= y && other.x + other.width <= x + width && other.y + other.height <= y + height
     }
 }

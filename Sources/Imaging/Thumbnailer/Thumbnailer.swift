@@ -36,7 +36,10 @@ public enum Thumbnailer {
                 .minimumDecodeScale(headroom: request.decodeHeadroom)
         }.max { $0.minimumScale < $1.minimumScale }!
         let smart = requests.contains { $0.fit == .cover && $0.gravity == .smart }
-        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale, blockMeans: smart)
+        // The placeholder is made from the whole photo: without one, a JPEG's crops known before
+        // decoding are all that is decoded.
+        let window = placeholder ? nil : DecodeWindowPlan.union(for: requests, info: info, scale: scale)
+        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale, blockMeans: smart, window: window)
         timings.decode = clock.now - start
         start = clock.now
         // CMYK is converted here; an RGB profile waits for the smaller resized pixels.
@@ -50,7 +53,10 @@ public enum Thumbnailer {
         let photo = PhotoFacts(width: upright.width, height: upright.height,
                                thumbHash: placeholder ? uprightSmall.flatMap { ThumbHash.encode($0) } : nil)
         timings.placeholder = clock.now - start
-        return DecodedPhoto(data: data, info: info, decoded: decoded, color: color, uprightSmall: uprightSmall,
+        let decodedWindow = window.map { _ in
+            DecodeWindow(x: decoded.originX, y: decoded.originY, width: decoded.pixels.width, height: decoded.pixels.height)
+        }
+        return DecodedPhoto(data: data, info: info, decoded: decoded, window: decodedWindow, color: color, uprightSmall: uprightSmall,
                             blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
     }
 
@@ -115,7 +121,8 @@ public enum Thumbnailer {
         // only the small result is turned upright.
         let stored = Resampler.storedRegion(region, orientation: info.orientation,
                                             storedWidth: Double(info.width), storedHeight: Double(info.height))
-        let decodedRegion = SourceRegion(x: stored.x * decoded.scaleX, y: stored.y * decoded.scaleY,
+        let decodedRegion = SourceRegion(x: stored.x * decoded.scaleX - Double(decoded.originX),
+                                         y: stored.y * decoded.scaleY - Double(decoded.originY),
                                          width: stored.width * decoded.scaleX, height: stored.height * decoded.scaleY)
         let (storedOutWidth, storedOutHeight) = info.orientation.swapsDimensions
             ? (geometry.outputHeight, geometry.outputWidth) : (geometry.outputWidth, geometry.outputHeight)
@@ -149,6 +156,8 @@ public struct DecodedPhoto: Sendable {
     let data: [UInt8]
     let info: ImageInfo
     let decoded: DecodedImage
+    /// The part of the image `decoded` holds, when a window was decoded (`DecodeWindowPlan`).
+    let window: DecodeWindow?
     let color: ColorConversion
     /// The placeholder's small upright copy: nil when no placeholder was asked for and no smart
     /// crop needed it.
@@ -175,6 +184,10 @@ public struct DecodedPhoto: Sendable {
                                          width: request.width, height: request.height, fit: request.fit)
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits else { return false }
+        if let window {
+            guard let needed = DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX),
+                  window.contains(needed) else { return false }
+        }
         if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
             guard uprightSmall != nil else { return false }
             guard needed != scale else { return true }

@@ -32,8 +32,15 @@ int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *wi
 /* Block smoothing guesses the AC coefficients a progressive file has not sent yet (libjpeg's default:
  * on). Off for a stream cut to its DC scans on purpose. */
 int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on);
-/* Decodes every row into `pixels` (4 bytes a pixel: RGBA, or CMYK for CMYK images). */
+/* Decodes every row into `pixels` (4 bytes a pixel: RGBA, or CMYK for CMYK images); after
+ * thumbd_jpeg_start_window, the window's rows only, each `width` pixels wide. */
 int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row_bytes, size_t size);
+/* Starts a decode of the output pixels x ..< x + width, y ..< y + height only (in the scaled output,
+ * after thumbd_jpeg_output_size): libjpeg-turbo still reads every entropy-coded block (the format
+ * is sequential) but runs the inverse DCT, upsampling and colour conversion for the window's
+ * columns alone, and skips the rows around it. libjpeg widens the columns to whole iMCUs: `*x` and
+ * `*width` come back as it set them. Not with thumbd_jpeg_capture_block_means. */
+int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *width, int height);
 /* Asks the next decode to keep every block's DC coefficient (dequantised) as libjpeg's inverse DCT
  * reads it, for 1-component greyscale and 3-component YCbCr or RGB files: the same values whatever
  * the output scale, since every scale's IDCT starts from the same coefficients. */
