@@ -91,6 +91,28 @@ struct DecodeWindowTests {
         #expect(same, "\(Self.differences(shared.pixels, alone.pixels))")
     }
 
+    /// A scan cut short (the data ends, then an EOI) above, inside or below the window: the window
+    /// decode answers as the whole decode does, with the same pixels or the same error, since the
+    /// rows under the window are still entropy-decoded.
+    @Test(arguments: [0.3, 0.6, 0.9])
+    func aScanCutShortIsAnsweredAsTheWholeDecodeAnswersIt(_ kept: Double) throws {
+        let full = try ImageCodecs.encode(PhonePhoto.synthetic(width: 480, height: 960, seed: 26), .jpeg(quality: 90))
+        let cut = Array(full.prefix(Int(Double(full.count) * kept))) + [0xFF, 0xD9]
+        let request = ThumbnailRequest(width: 120, height: 120, fit: .cover, gravity: .center)
+        let whole = Result { () throws(ImageError) in try Thumbnailer.render(from: cut, request) }
+        let part = Result { () throws(ImageError) in try Thumbnailer.render(from: cut, request, placeholder: false) }
+        switch (whole, part) {
+        case (.success(let a), .success(let b)):
+            #expect(b.decodedHeight < a.decodedHeight, "a square of a portrait photo leaves rows out")
+            let same = a.pixels == b.pixels
+            #expect(same, "kept \(kept): \(Self.differences(b.pixels, a.pixels))")
+        case (.failure(let a), .failure(let b)):
+            #expect(a.code == b.code)
+        default:
+            Issue.record("kept \(kept): whole \(whole), window \(part)")
+        }
+    }
+
     static func differences(_ a: PixelBuffer, _ b: PixelBuffer) -> String {
         guard a.width == b.width, a.height == b.height else { return "\(a.width)x\(a.height) against \(b.width)x\(b.height)" }
         var count = 0, largest = 0

@@ -237,8 +237,15 @@ int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row
         }
         jpeg_read_scanlines(c, rows, (JDIMENSION)count);
     }
-    /* The rows under the window are not needed; libjpeg-turbo passes over them without decoding. */
-    if (c->output_scanline < c->output_height) jpeg_skip_scanlines(c, c->output_height - c->output_scanline);
+    /* The rows under the window are still entropy-decoded (all skipped but the last, which is read):
+     * a skip to the very end would not read them, and a scan cut short there would go unseen where
+     * the whole decode refuses the file. */
+    if (c->output_scanline < c->output_height) {
+        JDIMENSION rest = c->output_height - c->output_scanline;
+        if (rest > 1) jpeg_skip_scanlines(c, rest - 1);
+        JSAMPARRAY last = (*c->mem->alloc_sarray)((j_common_ptr)c, JPOOL_IMAGE, c->output_width * 4, 1);
+        while (c->output_scanline < c->output_height) jpeg_read_scanlines(c, last, 1);
+    }
     jpeg_finish_decompress(c);
     finish_capture(decoder);
     return 0;
