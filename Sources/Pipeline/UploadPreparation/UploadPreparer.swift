@@ -128,7 +128,8 @@ public enum UploadPreparer {
     /// The request's pixels, sRGB and (for JPEG) flattened onto white, ready to encode.
     private static func renderedPixels(_ bytes: [UInt8], _ request: ThumbnailRequest, into prepared: inout PreparedImage,
                                        settings: UploadSettings) throws -> PixelBuffer {
-        let rendered = try Thumbnailer.render(from: bytes, request)
+        // No placeholder is sent with an upload: a square crop of a JPEG decodes only its window.
+        let rendered = try Thumbnailer.render(from: bytes, request, placeholder: false)
         prepared.color = rendered.color.headerValue
         return settings.format == .jpeg ? rendered.pixels.flattened() : rendered.pixels
     }
