@@ -83,6 +83,8 @@ struct DecodeWindowTests {
         #expect(photo.serves(sizes[1]))
         #expect(!photo.serves(ThumbnailRequest(width: 200, height: 100, fit: .cover)), "a wider crop reads outside the window")
         #expect(!photo.serves(ThumbnailRequest(width: 150, height: 200, fit: .cover, gravity: .smart)))
+        // Asked anyway, a crop outside the window is refused, never read from pixels not decoded.
+        #expect(throws: ImageError.self) { try Thumbnailer.render(photo, ThumbnailRequest(width: 200, height: 100, fit: .cover)) }
         let shared = try Thumbnailer.render(photo, sizes[1])
         let whole = try Thumbnailer.render(from: data, sizes[0])
         let alone = try Thumbnailer.render(Thumbnailer.decode(data, for: sizes), sizes[1])

@@ -84,6 +84,12 @@ public enum Thumbnailer {
         let upright = (width: photo.width, height: photo.height)
         var decoded = decodedPhoto.decoded
         var color = decodedPhoto.color
+        // A window holds the crops it was decoded for; any other would be read from pixels not there.
+        if let window = decodedPhoto.window {
+            guard let needed = DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX), window.contains(needed) else {
+                throw ImageError(.invalidRequest, "this photo was decoded for other crops (a window of it): decode it for this one")
+            }
+        }
         var geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
                                          width: request.width, height: request.height, fit: request.fit)
         var start = clock.now
@@ -108,7 +114,8 @@ public enum Thumbnailer {
                 // scale; other photos' on the decoded pixels themselves.
                 let analysis = decodedPhoto.blockAnalysis
                 region = SmartCrop.moved(region, within: frame, uprightWidth: upright.width, uprightHeight: upright.height,
-                                         small: analysis?.upright ?? decodedPhoto.uprightSmall!,
+                                         small: analysis?.upright ?? decodedPhoto.uprightSmall
+                                             ?? smallUprightCopy(of: decoded.pixels, color: color, orientation: info.orientation),
                                          decoded: analysis?.stored ?? decoded.pixels, orientation: info.orientation)
             case .focus(let point):
                 region = FocusCrop.moved(region, to: point, within: frame, uprightWidth: upright.width, uprightHeight: upright.height)
