@@ -43,10 +43,7 @@ enum DecodeWindowPlan {
             let whole = SourceRegion(x: 0, y: 0, width: Double(upright.width), height: Double(upright.height))
             region = FocusCrop.moved(region, to: point, within: whole, uprightWidth: upright.width, uprightHeight: upright.height)
         }
-        let stored = Resampler.storedRegion(region, orientation: info.orientation,
-                                            storedWidth: Double(info.width), storedHeight: Double(info.height))
-        let (outputWidth, outputHeight) = info.orientation.swapsDimensions
-            ? (geometry.outputHeight, geometry.outputWidth) : (geometry.outputWidth, geometry.outputHeight)
+        let (stored, outputWidth, outputHeight) = geometry.stored(region, info: info)
         let full = fullSize(info, decodeScale: s)
         let columns = span(from: stored.x * s, length: stored.width * s, output: outputWidth, limit: full.width)
         let rows = span(from: stored.y * s, length: stored.height * s, output: outputHeight, limit: full.height)

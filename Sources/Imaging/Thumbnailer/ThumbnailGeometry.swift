@@ -45,3 +45,13 @@ struct ThumbnailGeometry: Equatable {
         return DecodeScaleHint(minimumScale: needed)
     }
 }
+
+extension ThumbnailGeometry {
+    /// `region`, a crop of the upright photo, in the stored image's full-size pixels, with the output
+    /// size as stored: what the resize reads and makes before the thumbnail is turned upright.
+    func stored(_ region: SourceRegion, info: ImageInfo) -> (region: SourceRegion, width: Int, height: Int) {
+        let stored = Resampler.storedRegion(region, orientation: info.orientation,
+                                            storedWidth: Double(info.width), storedHeight: Double(info.height))
+        return info.orientation.swapsDimensions ? (stored, outputHeight, outputWidth) : (stored, outputWidth, outputHeight)
+    }
+}

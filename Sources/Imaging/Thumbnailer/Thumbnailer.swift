@@ -85,10 +85,8 @@ public enum Thumbnailer {
         var decoded = decodedPhoto.decoded
         var color = decodedPhoto.color
         // A window holds the crops it was decoded for; any other would be read from pixels not there.
-        if let window = decodedPhoto.window {
-            guard let needed = DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX), window.contains(needed) else {
-                throw ImageError(.invalidRequest, "this photo was decoded for other crops (a window of it): decode it for this one")
-            }
+        guard decodedPhoto.windowHolds(request) else {
+            throw ImageError(.invalidRequest, "this photo was decoded for other crops (a window of it): decode it for this one")
         }
         var geometry = ThumbnailGeometry(uprightWidth: upright.width, uprightHeight: upright.height,
                                          width: request.width, height: request.height, fit: request.fit)
@@ -126,13 +124,10 @@ public enum Thumbnailer {
         start = clock.now
         // The crop is mapped into the stored image at full size, then by the decoder's exact scale;
         // only the small result is turned upright.
-        let stored = Resampler.storedRegion(region, orientation: info.orientation,
-                                            storedWidth: Double(info.width), storedHeight: Double(info.height))
+        let (stored, storedOutWidth, storedOutHeight) = geometry.stored(region, info: info)
         let decodedRegion = SourceRegion(x: stored.x * decoded.scaleX - Double(decoded.originX),
                                          y: stored.y * decoded.scaleY - Double(decoded.originY),
                                          width: stored.width * decoded.scaleX, height: stored.height * decoded.scaleY)
-        let (storedOutWidth, storedOutHeight) = info.orientation.swapsDimensions
-            ? (geometry.outputHeight, geometry.outputWidth) : (geometry.outputWidth, geometry.outputHeight)
         var resized = Resampler.resize(decoded.pixels, region: decodedRegion, width: storedOutWidth, height: storedOutHeight)
             .oriented(info.orientation)
         timings.resize = clock.now - start
@@ -190,11 +185,7 @@ public struct DecodedPhoto: Sendable {
         let geometry = ThumbnailGeometry(uprightWidth: photo.width, uprightHeight: photo.height,
                                          width: request.width, height: request.height, fit: request.fit)
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
-        guard request.limits == limits else { return false }
-        if let window {
-            guard let needed = DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX),
-                  window.contains(needed) else { return false }
-        }
+        guard request.limits == limits, windowHolds(request) else { return false }
         if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
             guard uprightSmall != nil else { return false }
             guard needed != scale else { return true }
@@ -203,6 +194,13 @@ public struct DecodedPhoto: Sendable {
             return own == shared
         }
         return decoded.scaleX >= needed.minimumScale * 0.999 && decoded.scaleY >= needed.minimumScale * 0.999
+    }
+
+    /// Whether the decoded pixels hold all `request` reads: always for a whole decode; for a window,
+    /// when the request's own window at this scale lies inside it.
+    func windowHolds(_ request: ThumbnailRequest) -> Bool {
+        guard let window else { return true }
+        return DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX).map(window.contains) ?? false
     }
 
     /// What became of the photo's colour information.
