@@ -90,6 +90,69 @@ struct JPEGBlockMeansTests {
         #expect(names.count >= 20)
     }
 
+    /// A window's decode catches block means in the entropy decoder, which sees every block of a
+    /// single-scan file, the rows and columns outside the window too: they must be the whole decode's,
+    /// byte for byte. A file of several scans is decoded whole, its means caught as ever.
+    @Test("Block means of a window's decode: the whole decode's, on every corpus JPEG at every scale")
+    func windowsCatchTheWholeDecodesMeans() throws {
+        let files = TestPaths.corpusJPEGs()
+        try #require(files.count >= 20, "\(CodecTestFiles.photosMissing)")
+        var windowed = 0, compared = 0
+        for file in files {
+            let data = try TestPaths.bytes(file)
+            for scale in Self.scales {
+                // Files the decoder refuses (12-bit, lossless, cut short) have no block means either way.
+                guard let whole = try? JPEGDecoder.decode(data, limits: DecodeLimits(), scale: scale, keepingCMYK: false, blockMeans: true),
+                      let wholeMeans = whole.blockMeans else { continue }
+                let (w, h) = (whole.pixels.width, whole.pixels.height)
+                let window = DecodeWindow(x: w / 3, y: h / 3, width: max(1, w / 3), height: max(1, h / 4))
+                let part = try JPEGDecoder.decode(data, limits: DecodeLimits(), scale: scale, keepingCMYK: false, blockMeans: true, window: window)
+                compared += 1
+                let label = "\(file.lastPathComponent) at \(scale.minimumScale)"
+                if part.isWindow {
+                    if part.pixels.width * part.pixels.height < w * h { windowed += 1 }
+                    #expect(part.pixels.width <= w && part.pixels.height <= h, "\(label)")
+                } else {
+                    #expect(part.pixels.width == w && part.pixels.height == h, "\(label): decoded whole, so all of it")
+                }
+                let means = try #require(part.blockMeans, "\(label): no block means from the window")
+                let same = means.width == wholeMeans.width && means.height == wholeMeans.height && means.pixels == wholeMeans.pixels
+                #expect(same, "\(label): the window's block means differ from the whole decode's")
+            }
+        }
+        // Most of the corpus is baseline (windowed); its progressive and non-interleaved files are not.
+        #expect(compared >= 100 && windowed * 2 >= compared && windowed < compared, "\(windowed) of \(compared) decodes were windows")
+    }
+
+    /// A scan broken off by a marker (a restart marker where none belongs, or the end of the file):
+    /// libjpeg warns and leaves every block after it undecoded, which the whole decode's inverse DCT
+    /// reads with a DC of 0; so must the window's entropy decoder, for the rows libjpeg skips too.
+    /// Or both refuse the file alike.
+    @Test(arguments: [0.2, 0.5, 0.8], [false, true])
+    func aBrokenScanGivesTheWholeDecodesMeans(_ at: Double, _ cut: Bool) throws {
+        let full = try JPEGCodec.encode(SyntheticImage.gradient(width: 640, height: 960), quality: 90, progressive: false)
+        let offset = Int(Double(full.count) * at)
+        var broken = full
+        if cut { broken = Array(full.prefix(offset)) + [0xFF, 0xD9] } else { (broken[offset], broken[offset + 1]) = (0xFF, 0xD0) }
+        let window = DecodeWindow(x: 200, y: 400, width: 200, height: 160)
+        let whole = Result { () throws(ImageError) in
+            try JPEGDecoder.decode(broken, limits: DecodeLimits(), scale: .fullSize, keepingCMYK: false, blockMeans: true)
+        }
+        let part = Result { () throws(ImageError) in
+            try JPEGDecoder.decode(broken, limits: DecodeLimits(), scale: .fullSize, keepingCMYK: false, blockMeans: true, window: window)
+        }
+        switch (whole, part) {
+        case (.failure(let a), .failure(let b)):
+            #expect(a.code == b.code)
+            #expect(cut, "a stray restart marker is a warning, not a refusal")
+        case (.success(let a), .success(let b)):
+            #expect(b.isWindow)
+            let same = a.blockMeans != nil && a.blockMeans?.pixels == b.blockMeans?.pixels
+            #expect(same, "broken at \(at), cut \(cut)")
+        default: Issue.record("broken at \(at), cut \(cut): whole \(whole), window \(part)")
+        }
+    }
+
     @Test func notAskedNoneKept() throws {
         let data = try JPEGCodec.encode(SyntheticImage.gradient(width: 64, height: 48), quality: 90, progressive: false)
         let decoded = try JPEGDecoder.decode(data, limits: DecodeLimits(), scale: .fullSize, keepingCMYK: false)

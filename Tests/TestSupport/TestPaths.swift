@@ -39,6 +39,16 @@ public enum TestPaths {
         corpora?.appendingPathComponent(relative)
     }
 
+    /// Every JPEG of the corpus folders that hold them (photos, EXIF orientations and the decoder
+    /// conformance sets: greyscale, CMYK, restart markers, progressive, non-interleaved), sorted.
+    public static func corpusJPEGs() -> [URL] {
+        ["photos", "jpeg/exif-orientation", "jpeg/jpeg-decoder", "jpeg/libjpeg-turbo", "jpeg/pillow", "jpeg/mozilla"].flatMap { folder -> [URL] in
+            guard let url = corpus(folder), let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return [] }
+            return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
+                .map { url.appendingPathComponent($0) }
+        }
+    }
+
     public static func bytes(_ url: URL) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url))
     }

@@ -3,11 +3,12 @@ import ImageCodecs
 import ImageCore
 import Testing
 import TestSupport
-import Thumbnailer
+@testable import Thumbnailer
 
-/// Without a placeholder, a JPEG's centre and focus crops decode only the window they read. Their
-/// thumbnails must be those of the whole decode, on every kind of JPEG: baseline and progressive,
-/// every subsampling and orientation the corpora hold, greyscale, CMYK, restart markers.
+/// A JPEG's centre and focus crops decode only the window they read: without a placeholder (the
+/// command line), and with one made from block means (the daemon, photos of 800 px and more).
+/// Their thumbnails must be those of the whole decode, on every kind of JPEG: baseline and
+/// progressive, every subsampling and orientation the corpora hold, greyscale, CMYK, restart markers.
 struct DecodeWindowTests {
     static let requests: [ThumbnailRequest] = [
         ThumbnailRequest(width: 300, height: 400, fit: .cover, gravity: .center),
@@ -16,36 +17,39 @@ struct DecodeWindowTests {
         ThumbnailRequest(width: 40, height: 40, fit: .cover, gravity: .focus(FocusPoint(x: 0.9, y: 0.1)!)),
     ]
 
-    static func corpusJPEGs() -> [URL] {
-        ["photos", "jpeg/exif-orientation", "jpeg/jpeg-decoder", "jpeg/libjpeg-turbo", "jpeg/pillow", "jpeg/mozilla"].flatMap { folder -> [URL] in
-            guard let url = TestPaths.corpus(folder),
-                  let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return [] }
-            return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
-                .map { url.appendingPathComponent($0) }
-        }
-    }
-
     @Test func everyCorpusJPEGsWindowedThumbnailIsTheWholeDecodesOne() throws {
-        let files = Self.corpusJPEGs()
+        let files = TestPaths.corpusJPEGs()
         try #require(files.count >= 20, "\(CodecTestFiles.photosMissing)")
-        var windowed = 0, compared = 0
+        var windowed = 0, windowedWithPlaceholder = 0, compared = 0
         for file in files {
             let data = try TestPaths.bytes(file)
             for request in Self.requests {
                 // Files the decoder refuses (12-bit, lossless, cut short) have no thumbnail either way.
-                guard let whole = try? Thumbnailer.render(from: data, request) else { continue }
-                let part = try Thumbnailer.render(from: data, request, placeholder: false)
-                compared += 1
-                if part.decodedWidth * part.decodedHeight < whole.decodedWidth * whole.decodedHeight { windowed += 1 }
-                #expect(part.crop == whole.crop, "\(file.lastPathComponent) \(request.width)x\(request.height)")
-                let same = part.pixels == whole.pixels
-                #expect(same,
-                        "\(file.lastPathComponent) \(request.width)x\(request.height) \(request.gravity): \(Self.differences(part.pixels, whole.pixels))")
+                guard let whole = try? Self.whole(data, request) else { continue }
+                for placeholder in [false, true] {
+                    let part = try Thumbnailer.render(from: data, request, placeholder: placeholder)
+                    compared += 1
+                    if part.decodedWidth * part.decodedHeight < whole.decodedWidth * whole.decodedHeight {
+                        windowed += 1
+                        if placeholder { windowedWithPlaceholder += 1 }
+                    }
+                    let label = "\(file.lastPathComponent) \(request.width)x\(request.height) \(request.gravity), placeholder \(placeholder)"
+                    #expect(part.crop == whole.crop, "\(label)")
+                    let same = part.pixels == whole.pixels
+                    #expect(same, "\(label): \(Self.differences(part.pixels, whole.pixels))")
+                    #expect((part.photo.thumbHash != nil) == placeholder, "\(label)")
+                }
             }
         }
         // The windows are real: a crop that keeps most of the photo decodes it whole (its margins and
-        // whole iMCUs would leave little out), the rest a window.
-        #expect(compared >= 80 && windowed * 3 >= compared, "\(windowed) of \(compared) thumbnails decoded a window")
+        // whole iMCUs would leave little out), the rest a window; with a placeholder too.
+        #expect(compared >= 160 && windowed * 3 >= compared, "\(windowed) of \(compared) thumbnails decoded a window")
+        #expect(windowedWithPlaceholder * 10 >= compared, "\(windowedWithPlaceholder) of \(compared / 2) with a placeholder")
+    }
+
+    /// The whole decode's thumbnail, placeholder and all: what every window is checked against.
+    static func whole(_ data: [UInt8], _ request: ThumbnailRequest) throws(ImageError) -> RenderedThumbnail {
+        try Thumbnailer.render(Thumbnailer.decode(data, for: [request], placeholder: true, windows: false), request)
     }
 
     /// Every EXIF orientation and a progressive file: the window is found in the stored image.
@@ -57,20 +61,26 @@ struct DecodeWindowTests {
 
     @Test func progressive() throws {
         let data = try ImageCodecs.encode(PhonePhoto.synthetic(width: 1200, height: 800, seed: 24), .jpeg(quality: 88, progressive: true))
-        try Self.expectWholeDecodesThumbnails(data, "progressive")
+        // Its block means are caught by the inverse DCT, after all its scans: with a placeholder it is decoded whole.
+        try Self.expectWholeDecodesThumbnails(data, "progressive", windowWithPlaceholder: false)
     }
 
     /// Each of `requests` from a window is the whole decode's thumbnail; the portrait crop of these
     /// landscape photos leaves out over a third of them.
-    static func expectWholeDecodesThumbnails(_ data: [UInt8], _ label: String) throws {
+    static func expectWholeDecodesThumbnails(_ data: [UInt8], _ label: String, windowWithPlaceholder: Bool = true) throws {
         for request in requests {
-            let whole = try Thumbnailer.render(from: data, request)
-            let part = try Thumbnailer.render(from: data, request, placeholder: false)
-            if request.height > request.width {
-                #expect(part.decodedWidth * part.decodedHeight * 3 < whole.decodedWidth * whole.decodedHeight * 2, "\(label)")
+            let whole = try Self.whole(data, request)
+            for placeholder in [false, true] {
+                let part = try Thumbnailer.render(from: data, request, placeholder: placeholder)
+                let partArea = part.decodedWidth * part.decodedHeight, wholeArea = whole.decodedWidth * whole.decodedHeight
+                if !placeholder || windowWithPlaceholder {
+                    if request.height > request.width { #expect(partArea * 3 < wholeArea * 2, "\(label), placeholder \(placeholder)") }
+                } else {
+                    #expect(partArea == wholeArea, "\(label): decoded whole")
+                }
+                let same = part.pixels == whole.pixels
+                #expect(same, "\(label) \(request.width)x\(request.height), placeholder \(placeholder): \(differences(part.pixels, whole.pixels))")
             }
-            let same = part.pixels == whole.pixels
-            #expect(same, "\(label) \(request.width)x\(request.height): \(differences(part.pixels, whole.pixels))")
         }
     }
 
@@ -86,8 +96,8 @@ struct DecodeWindowTests {
         // Asked anyway, a crop outside the window is refused, never read from pixels not decoded.
         #expect(throws: ImageError.self) { try Thumbnailer.render(photo, ThumbnailRequest(width: 200, height: 100, fit: .cover)) }
         let shared = try Thumbnailer.render(photo, sizes[1])
-        let whole = try Thumbnailer.render(from: data, sizes[0])
-        let alone = try Thumbnailer.render(Thumbnailer.decode(data, for: sizes), sizes[1])
+        let whole = try Self.whole(data, sizes[0])
+        let alone = try Thumbnailer.render(Thumbnailer.decode(data, for: sizes, placeholder: true, windows: false), sizes[1])
         #expect(whole.pixels.width == 600)
         let same = shared.pixels == alone.pixels
         #expect(same, "\(Self.differences(shared.pixels, alone.pixels))")
@@ -101,17 +111,19 @@ struct DecodeWindowTests {
         let full = try ImageCodecs.encode(PhonePhoto.synthetic(width: 480, height: 960, seed: 26), .jpeg(quality: 90))
         let cut = Array(full.prefix(Int(Double(full.count) * kept))) + [0xFF, 0xD9]
         let request = ThumbnailRequest(width: 120, height: 120, fit: .cover, gravity: .center)
-        let whole = Result { () throws(ImageError) in try Thumbnailer.render(from: cut, request) }
-        let part = Result { () throws(ImageError) in try Thumbnailer.render(from: cut, request, placeholder: false) }
-        switch (whole, part) {
-        case (.success(let a), .success(let b)):
-            #expect(b.decodedHeight < a.decodedHeight, "a square of a portrait photo leaves rows out")
-            let same = a.pixels == b.pixels
-            #expect(same, "kept \(kept): \(Self.differences(b.pixels, a.pixels))")
-        case (.failure(let a), .failure(let b)):
-            #expect(a.code == b.code)
-        default:
-            Issue.record("kept \(kept): whole \(whole), window \(part)")
+        let whole = Result { () throws(ImageError) in try Self.whole(cut, request) }
+        for placeholder in [false, true] {
+            let part = Result { () throws(ImageError) in try Thumbnailer.render(from: cut, request, placeholder: placeholder) }
+            switch (whole, part) {
+            case (.success(let a), .success(let b)):
+                #expect(b.decodedHeight < a.decodedHeight, "a square of a portrait photo leaves rows out")
+                let same = a.pixels == b.pixels
+                #expect(same, "kept \(kept), placeholder \(placeholder): \(Self.differences(b.pixels, a.pixels))")
+            case (.failure(let a), .failure(let b)):
+                #expect(a.code == b.code)
+            default:
+                Issue.record("kept \(kept), placeholder \(placeholder): whole \(whole), window \(part)")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ImageCodecs
 import ImageCore
 import ImagePlaceholder
@@ -45,5 +46,40 @@ struct PhotoFactsTests {
         #expect(without.photo.width == 600 && without.photo.height == 400)
         #expect(without.crop == with.crop)
         #expect(without.pixels == with.pixels)
+    }
+
+    /// A JPEG of 800 px or more makes its placeholder from its block means (so its centre crops can
+    /// decode a window): the hash must paint what a hash of the whole decoded photo paints. The
+    /// reference is independent of the means: every pixel decoded at full size in sRGB, turned
+    /// upright and area-averaged by ThumbHash's own fitting. Both previews are drawn and compared.
+    @Test(.requires(CodecTestFiles.photos != nil, Comment(rawValue: CodecTestFiles.photosMissing)))
+    func placeholderFromBlockMeansPaintsThePhoto() throws {
+        let photos = try #require(CodecTestFiles.photos)
+        let names = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.lowercased().hasSuffix(".jpg") }.sorted()
+        var compared = 0
+        for name in names {
+            let data = try TestPaths.bytes(photos.appendingPathComponent(name))
+            let rendered = try Thumbnailer.render(from: data, ThumbnailRequest(width: 300, height: 400, fit: .cover, gravity: .center))
+            guard max(rendered.photo.width, rendered.photo.height) >= 800 else { continue }
+            let hash = try #require(rendered.photo.thumbHash, "\(name)")
+            let decoded = try ImageCodecs.decode(data)
+            let upright = decoded.pixels.oriented(decoded.info.orientation)
+            let reference = try #require(ThumbHash.encode(fitting: upright), "\(name)")
+            let got = try #require(ThumbHash.averageColor(hash))
+            let wanted = try #require(ThumbHash.averageColor(reference))
+            let gaps: [Int] = [abs(Int(got.r) - Int(wanted.r)), abs(Int(got.g) - Int(wanted.g)), abs(Int(got.b) - Int(wanted.b))]
+            let colourGap = gaps.max() ?? 0
+            // The hash keeps its mean lightness in 6 bits (4 levels a step); a block mean converts and
+            // clamps the block's average, where the pixels clamp one by one (saturated dark colours).
+            #expect(colourGap <= 6, "\(name): average colour \(got) against \(wanted)")
+            let (a, b) = (try #require(ThumbHash.decode(hash)), try #require(ThumbHash.decode(reference)))
+            #expect(a.width == b.width && a.height == b.height, "\(name): preview \(a.width)x\(a.height) against \(b.width)x\(b.height)")
+            guard a.width == b.width, a.height == b.height else { continue }
+            let gap: [Int] = zip(a.pixels, b.pixels).map { pair in abs(Int(pair.0) - Int(pair.1)) }
+            let mean = Double(gap.reduce(0, +)) / Double(gap.count)
+            #expect(mean <= 3.5 && gap.max()! <= 24, "\(name): previews differ by \(mean) on average, \(gap.max()!) at most")
+            compared += 1
+        }
+        #expect(compared >= 20, "\(compared) photos compared")
     }
 }

@@ -33,6 +33,12 @@ struct thumbd_jpeg_decoder {
     block_capture capture[3];
     int windowed;                 /* thumbd_jpeg_start_window started the decode */
     JDIMENSION window_top, window_rows;
+    /* Catching DC coefficients in the entropy decoder (a window's decode): libjpeg's own method,
+     * the MCUs decoded so far, and blocks for the MCUs libjpeg-turbo's skip decodes into nothing. */
+    boolean (*decode_mcu)(j_decompress_ptr, JBLOCKROW *);
+    JDIMENSION mcus_decoded;
+    JBLOCK spare_blocks[D_MAX_BLOCKS_IN_MCU];
+    JBLOCKROW spare_rows[D_MAX_BLOCKS_IN_MCU];
 };
 
 static void on_error(j_common_ptr cinfo) {
@@ -81,6 +87,7 @@ int thumbd_jpeg_read_header(thumbd_jpeg_decoder *decoder, thumbd_jpeg_header *he
     header->is_cmyk = c->jpeg_color_space == JCS_CMYK || c->jpeg_color_space == JCS_YCCK;
     header->saw_adobe_marker = c->saw_Adobe_marker;
     header->progressive = c->progressive_mode;
+    header->single_scan = !c->progressive_mode && c->comps_in_scan == c->num_components;
     return 0;
 }
 
@@ -116,6 +123,25 @@ int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder) {
  */
 /* No block's DC can be this: at most 2,047 x 65,535 in magnitude. */
 #define NOT_CAUGHT INT32_MIN
+
+/* Notes block (x, y)'s dequantised DC; a place outside the grid, or one already caught, is
+ * counted, never written, and voids the capture. */
+static void store_dc(block_capture *capture, JDIMENSION x, JDIMENSION y, int32_t dc) {
+    int32_t *slot = x < capture->width && y < capture->height ? &capture->dc[(size_t)y * capture->width + x] : NULL;
+    if (slot != NULL && *slot == NOT_CAUGHT) {
+        *slot = dc;
+        capture->stored += 1;
+    } else {
+        capture->misplaced += 1;
+    }
+}
+
+/*
+ * Stands in for libjpeg's inverse DCT of one component: notes the block's DC coefficient, then
+ * hands the block on unchanged. The block's place comes from what the coefficient controllers
+ * pass (libjpeg 6b's interface, kept by libjpeg-turbo): the output column in scaled samples, and
+ * the output rows, whose first block row in an iMCU row is always the first one passed.
+ */
 static void capture_dc(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block,
                        JSAMPARRAY output_buf, JDIMENSION output_col) {
     thumbd_jpeg_decoder *decoder = (thumbd_jpeg_decoder *)cinfo->client_data;
@@ -129,25 +155,60 @@ static void capture_dc(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCO
     if (size > 0 && offset >= 0 && offset % size == 0 && compptr->quant_table != NULL) {
         JDIMENSION x = output_col / (JDIMENSION)size;
         JDIMENSION y = capture->row * (JDIMENSION)compptr->v_samp_factor + (JDIMENSION)(offset / size);
-        int32_t *slot = x < capture->width && y < capture->height ? &capture->dc[(size_t)y * capture->width + x] : NULL;
-        if (slot != NULL && *slot == NOT_CAUGHT) {
-            *slot = (int32_t)coef_block[0] * (int32_t)compptr->quant_table->quantval[0];
-            capture->stored += 1;
-        } else {
-            capture->misplaced += 1;
-        }
+        store_dc(capture, x, y, (int32_t)coef_block[0] * (int32_t)compptr->quant_table->quantval[0]);
     } else {
         capture->misplaced += 1;
     }
     capture->idct(cinfo, compptr, coef_block, output_buf, output_col);
 }
 
-/* After jpeg_start_decompress has chosen each component's inverse DCT, and before any block. */
-static void start_capture(thumbd_jpeg_decoder *decoder) {
+/*
+ * Stands in for the entropy decoder of a single-scan file: decodes one MCU with libjpeg's own
+ * method, then notes the DC coefficient of each of its blocks. A window's decode runs the inverse
+ * DCT for its own blocks only, but every MCU of the scan passes here once, in raster order, the
+ * skipped rows too (libjpeg-turbo passes no buffer for those: the spare blocks stand in, their DC
+ * cleared first as libjpeg clears its own, so a block left undecoded after bad data reads 0).
+ * An interleaved scan's MCUs are whole at the right and bottom edges: blocks past the component's
+ * grid are padding, not captured.
+ */
+static boolean capture_mcu_dc(j_decompress_ptr cinfo, JBLOCKROW *MCU_data) {
+    thumbd_jpeg_decoder *decoder = (thumbd_jpeg_decoder *)cinfo->client_data;
+    JBLOCKROW *blocks = MCU_data;
+    if (blocks == NULL) {
+        for (int b = 0; b < cinfo->blocks_in_MCU; b++) decoder->spare_blocks[b][0] = 0;
+        blocks = decoder->spare_rows;
+    }
+    if (!decoder->decode_mcu(cinfo, blocks)) return FALSE;
+    JDIMENSION column = decoder->mcus_decoded % cinfo->MCUs_per_row;
+    JDIMENSION row = decoder->mcus_decoded / cinfo->MCUs_per_row;
+    decoder->mcus_decoded += 1;
+    int b = 0;
+    for (int ci = 0; ci < cinfo->comps_in_scan; ci++) {
+        jpeg_component_info *component = cinfo->cur_comp_info[ci];
+        block_capture *capture = &decoder->capture[component->component_index];
+        int32_t quant = component->quant_table != NULL ? (int32_t)component->quant_table->quantval[0] : 0;
+        for (int by = 0; by < component->MCU_height; by++) {
+            for (int bx = 0; bx < component->MCU_width; bx++, b++) {
+                JDIMENSION x = column * (JDIMENSION)component->MCU_width + (JDIMENSION)bx;
+                JDIMENSION y = row * (JDIMENSION)component->MCU_height + (JDIMENSION)by;
+                if (quant == 0) { capture->misplaced += 1; continue; }
+                if (cinfo->comps_in_scan > 1 && (x >= capture->width || y >= capture->height)) continue;
+                store_dc(capture, x, y, (int32_t)blocks[b][0][0] * quant);
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* After jpeg_start_decompress has chosen each component's inverse DCT (and, for a single scan,
+ * started its entropy decoder), and before any block: in the entropy decoder when `in_entropy`. */
+static void start_capture(thumbd_jpeg_decoder *decoder, int in_entropy) {
     struct jpeg_decompress_struct *c = &decoder->cinfo;
     int supported = (c->num_components == 1 && c->jpeg_color_space == JCS_GRAYSCALE)
         || (c->num_components == 3 && (c->jpeg_color_space == JCS_YCbCr || c->jpeg_color_space == JCS_RGB));
     if (!decoder->capture_wanted || !supported || c->idct == NULL) return;
+    if (in_entropy && (c->inputctl->has_multiple_scans || c->entropy == NULL || c->entropy->decode_mcu == NULL
+                       || c->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU)) return;
     for (int ci = 0; ci < c->num_components; ci++) {
         jpeg_component_info *component = &c->comp_info[ci];
         block_capture *capture = &decoder->capture[ci];
@@ -161,7 +222,13 @@ static void start_capture(thumbd_jpeg_decoder *decoder) {
         if (capture->dc == NULL || capture->idct == NULL) return;
         for (size_t i = 0; i < blocks; i++) capture->dc[i] = NOT_CAUGHT;
     }
-    for (int ci = 0; ci < c->num_components; ci++) c->idct->inverse_DCT[ci] = capture_dc;
+    if (in_entropy) {
+        for (int b = 0; b < D_MAX_BLOCKS_IN_MCU; b++) decoder->spare_rows[b] = &decoder->spare_blocks[b];
+        decoder->decode_mcu = c->entropy->decode_mcu;
+        c->entropy->decode_mcu = capture_mcu_dc;
+    } else {
+        for (int ci = 0; ci < c->num_components; ci++) c->idct->inverse_DCT[ci] = capture_dc;
+    }
     decoder->captured = 1;
     decoder->captured_components = c->num_components;
     decoder->captured_rgb = c->jpeg_color_space == JCS_RGB;
@@ -193,12 +260,15 @@ const int32_t *thumbd_jpeg_block_dc(const thumbd_jpeg_decoder *decoder, int comp
 int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *width, int height) {
     if (setjmp(decoder->jump)) return -1;
     struct jpeg_decompress_struct *c = &decoder->cinfo;
-    if (decoder->started || decoder->capture_wanted || *x < 0 || y < 0 || *width <= 0 || height <= 0) {
-        strcpy(decoder->message, "a window needs a fresh decoder without block means");
+    int single_scan = !c->progressive_mode && c->comps_in_scan == c->num_components;
+    if (decoder->started || (decoder->capture_wanted && !single_scan) || *x < 0 || y < 0 || *width <= 0 || height <= 0) {
+        strcpy(decoder->message, "a window needs a fresh decoder, and block means a single-scan file");
         return -1;
     }
     decoder->started = 1;
     jpeg_start_decompress(c);
+    /* Before the skip below, which entropy-decodes the rows above the window. */
+    start_capture(decoder, 1);
     if ((JDIMENSION)*x + (JDIMENSION)*width > c->output_width || (JDIMENSION)y + (JDIMENSION)height > c->output_height) {
         strcpy(decoder->message, "the window is outside the decoded image");
         return -1;
@@ -220,7 +290,7 @@ int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row
     if (!decoder->started) {
         decoder->started = 1;
         jpeg_start_decompress(c);
-        start_capture(decoder);
+        start_capture(decoder, 0);
     }
     JDIMENSION top = decoder->windowed ? decoder->window_top : 0;
     JDIMENSION end = decoder->windowed ? top + decoder->window_rows : c->output_height;

@@ -10,8 +10,8 @@ public enum JPEGCodec {
     /// Pixels as stored (RGBA; a CMYK file is converted without its profile unless `keepingCMYK`,
     /// when its samples come back as CMYK for `ColorManagement` to convert), and the file's profile;
     /// with `blockMeans`, also the photo at one pixel per 8x8 block, the same at every scale.
-    /// `window`: only that part of the scaled image (widened to whole iMCU columns), not with
-    /// `blockMeans`.
+    /// `window`: only that part of the scaled image (widened to whole iMCU columns); with
+    /// `blockMeans`, only for a single-scan file (the whole image otherwise).
     public static func decode(_ data: [UInt8], limits: DecodeLimits, scale: DecodeScaleHint,
                               keepingCMYK: Bool = false, blockMeans: Bool = false,
                               window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {

@@ -37,6 +37,8 @@ enum JPEGDecoder {
     /// a fraction of the entropy decoding), at 1/4 without its final AC refinement scans (SSIM 0.998
     /// or better); off only to compare.
     /// `blockMeans`: also keep the photo at one pixel per block (`JPEGBlockMeans`).
+    /// `window`: decode only that part of the image (`DecodedImage.originX/Y` say where it lies), or
+    /// the whole image when block means are asked of a file that cannot give them with a window.
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
                        blockMeans: Bool = false, cuttingScans: Bool = true, window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
@@ -66,12 +68,15 @@ enum JPEGDecoder {
             let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0
             try limits.check(decodeBytes: outputBytes + coefficients, what: "this \(header.width)x\(header.height) JPEG")
 
-            var origin = (x: 0, y: 0), size = (width: Int(width), height: Int(height))
-            if let window, !blockMeans {
+            var origin = (x: 0, y: 0), size = (width: Int(width), height: Int(height)), windowed = false
+            // Block means of a window come from the entropy decoder, which sees every block only in
+            // a single-scan file; any other is decoded whole, its block means caught as before.
+            if let window, !blockMeans || (header.single_scan != 0 && header.is_cmyk == 0) {
                 var x = Int32(window.x), columns = Int32(window.width)
                 guard thumbd_jpeg_start_window(decoder, &x, Int32(window.y), &columns, Int32(window.height)) == 0 else { throw failure() }
                 origin = (Int(x), window.y)
                 size = (Int(columns), window.height)
+                windowed = true
             }
             let pixelBytes = size.width * size.height * 4
 
@@ -99,6 +104,7 @@ enum JPEGDecoder {
             var decodedImage = DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
             if blockMeans { decodedImage.blockMeans = JPEGBlockMeans.image(from: decoder) }
             (decodedImage.originX, decodedImage.originY) = origin
+            decodedImage.isWindow = windowed
             return decodedImage
         }
     }

@@ -94,6 +94,8 @@ public struct DecodedImage: Sendable {
     /// it was decoded (`DecodeWindow`).
     public var originX = 0
     public var originY = 0
+    /// Whether `pixels` are a window of the image (`originX/Y` and their size say which), not all of it.
+    public var isWindow = false
 
     /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
     /// and for decoders that resample to a given size, like libwebp's).

@@ -23,12 +23,11 @@ enum SmartCrop {
         /// Colour-converted and upright, for the saliency map.
         let upright: PixelBuffer
 
-        init?(_ blockMeans: PixelBuffer, color: ColorConversion, orientation: Orientation) {
+        /// `upright`: `blockMeans` colour-converted and turned upright.
+        init?(_ blockMeans: PixelBuffer, upright: PixelBuffer) {
             guard max(blockMeans.width, blockMeans.height) >= Self.minimumSide else { return nil }
             stored = blockMeans
-            var converted = blockMeans
-            color.apply(to: &converted)
-            upright = converted.oriented(orientation)
+            self.upright = upright
         }
     }
 

@@ -19,9 +19,17 @@ public enum Thumbnailer {
     /// scale the most demanding of them needs, so each smaller one is resized from more pixels than
     /// it would have been decoded at alone, never fewer. The colour conversion and the placeholder
     /// are made here once too; `render(_:_:)` then makes each thumbnail the photo `serves`.
-    /// Without `placeholder` (a command line that only writes thumbnails) no ThumbHash is made, nor
-    /// the small copy it is made from unless a smart crop needs it: 4-5 % of a 300x400 thumbnail.
+    /// Without `placeholder` (a command line that only writes thumbnails) no ThumbHash is made. With
+    /// one, a JPEG of 800 px or more makes it from its block means, the DC coefficients every block
+    /// has; any other photo from a small copy of its decoded pixels, which was 10 % of a miss of a
+    /// 1200 px photo. Centre and focus crops of a JPEG decode only their window either way, unless
+    /// that other placeholder needs the whole photo.
     public static func decode(_ data: [UInt8], for requests: [ThumbnailRequest], placeholder: Bool = true) throws(ImageError) -> DecodedPhoto {
+        try decode(data, for: requests, placeholder: placeholder, windows: true)
+    }
+
+    /// `windows` false decodes every photo whole: the reference a window's thumbnails are checked against.
+    static func decode(_ data: [UInt8], for requests: [ThumbnailRequest], placeholder: Bool, windows: Bool) throws(ImageError) -> DecodedPhoto {
         guard let first = requests.first else { throw ImageError(.invalidRequest, "no thumbnail was asked for") }
         for request in requests { try checkSize(request) }
         let clock = ContinuousClock()
@@ -36,10 +44,13 @@ public enum Thumbnailer {
                 .minimumDecodeScale(headroom: request.decodeHeadroom)
         }.max { $0.minimumScale < $1.minimumScale }!
         let smart = requests.contains { $0.fit == .cover && $0.gravity == .smart }
-        // The placeholder is made from the whole photo: without one, a JPEG's crops known before
-        // decoding are all that is decoded.
-        let window = placeholder ? nil : DecodeWindowPlan.union(for: requests, info: info, scale: scale)
-        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale, blockMeans: smart, window: window)
+        // The placeholder shows the whole photo. A large enough JPEG's comes from its block means,
+        // caught for every block even outside a window, so its crops known before decoding are
+        // still all that is decoded; any other photo's from its decoded pixels, all of them.
+        let placeholderFromMeans = placeholder && blockMeansSufficeForPlaceholder(info)
+        let window = !windows || (placeholder && !placeholderFromMeans) ? nil : DecodeWindowPlan.union(for: requests, info: info, scale: scale)
+        var decoded = try ImageCodecs.decodeAsStored(data, limits: first.limits, scale: scale, blockMeans: smart || placeholderFromMeans,
+                                                    window: window)
         timings.decode = clock.now - start
         start = clock.now
         // CMYK is converted here; an RGB profile waits for the smaller resized pixels.
@@ -47,17 +58,44 @@ public enum Thumbnailer {
         timings.color = clock.now - start
 
         start = clock.now
-        let blockAnalysis = decoded.blockMeans.flatMap { SmartCrop.BlockAnalysis($0, color: color, orientation: info.orientation) }
-        let uprightSmall = placeholder || (smart && blockAnalysis == nil)
+        let uprightMeans = decoded.blockMeans.map { convertedUpright($0, color: color, orientation: info.orientation) }
+        let blockAnalysis = decoded.blockMeans.flatMap { stored in uprightMeans.flatMap { SmartCrop.BlockAnalysis(stored, upright: $0) } }
+        // A smart crop is never windowed: these are all the pixels.
+        let uprightSmall = smart && blockAnalysis == nil
             ? smallUprightCopy(of: decoded.pixels, color: color, orientation: info.orientation) : nil
-        let photo = PhotoFacts(width: upright.width, height: upright.height,
-                               thumbHash: placeholder ? uprightSmall.flatMap { ThumbHash.encode($0) } : nil)
-        timings.placeholder = clock.now - start
-        let decodedWindow = window.map { _ in
-            DecodeWindow(x: decoded.originX, y: decoded.originY, width: decoded.pixels.width, height: decoded.pixels.height)
+        var thumbHash: [UInt8]?
+        if placeholder {
+            thumbHash = placeholderFromMeans ? uprightMeans.flatMap(ThumbHash.encode(fitting:)) : nil
+            if thumbHash == nil {
+                var small: PixelBuffer
+                if let uprightSmall { small = uprightSmall } else {
+                    small = try wholeSmallCopy(data, decoded, color: color, scale: scale, limits: first.limits)
+                }
+                thumbHash = ThumbHash.encode(small)
+            }
         }
+        let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
+        timings.placeholder = clock.now - start
+        let decodedWindow = decoded.isWindow
+            ? DecodeWindow(x: decoded.originX, y: decoded.originY, width: decoded.pixels.width, height: decoded.pixels.height) : nil
         return DecodedPhoto(data: data, info: info, decoded: decoded, window: decodedWindow, color: color, uprightSmall: uprightSmall,
                             blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
+    }
+
+    /// Whether a JPEG's block means (one pixel per 8x8 block) are as many as ThumbHash reads: from
+    /// 800 px on the longer side. A smaller photo's placeholder is made from its decoded pixels.
+    private static func blockMeansSufficeForPlaceholder(_ info: ImageInfo) -> Bool {
+        info.format == .jpeg && (max(info.width, info.height) + 7) / 8 >= ThumbHash.maxSide
+    }
+
+    /// The placeholder's small copy when it must come from pixels: these, or, when only a window was
+    /// decoded (its block means could not be caught), the whole photo decoded again.
+    private static func wholeSmallCopy(_ data: [UInt8], _ decoded: DecodedImage, color: ColorConversion, scale: DecodeScaleHint,
+                                       limits: DecodeLimits) throws(ImageError) -> PixelBuffer {
+        guard decoded.isWindow else { return smallUprightCopy(of: decoded.pixels, color: color, orientation: decoded.info.orientation) }
+        var whole = try ImageCodecs.decodeAsStored(data, limits: limits, scale: scale)
+        let wholeColor = ColorManagement.prepareConversion(&whole)
+        return smallUprightCopy(of: whole.pixels, color: wholeColor, orientation: whole.info.orientation)
     }
 
     /// From the whole decoded photo (already reduced by the decoder), shrunk to ThumbHash's 100 px,
@@ -67,11 +105,17 @@ public enum Thumbnailer {
     /// of the thumbnail's own filter here.
     private static func smallUprightCopy(of pixels: PixelBuffer, color: ColorConversion, orientation: Orientation) -> PixelBuffer {
         let fitted = ThumbHash.fittedSize(width: pixels.width, height: pixels.height)
-        var small = fitted == (pixels.width, pixels.height)
+        let small = fitted == (pixels.width, pixels.height)
             ? pixels
             : Resampler.resize(pixels, width: fitted.width, height: fitted.height, prereduction: .box(lanczosFactor: 1))
-        color.apply(to: &small)
-        return small.oriented(orientation)
+        return convertedUpright(small, color: color, orientation: orientation)
+    }
+
+    /// `pixels` colour-converted and turned upright, as the thumbnail is.
+    private static func convertedUpright(_ pixels: PixelBuffer, color: ColorConversion, orientation: Orientation) -> PixelBuffer {
+        var converted = pixels
+        color.apply(to: &converted)
+        return converted.oriented(orientation)
     }
 
     /// One thumbnail of a decoded photo: trim, crop, resize, colour and pad.
@@ -161,8 +205,8 @@ public struct DecodedPhoto: Sendable {
     /// The part of the image `decoded` holds, when a window was decoded (`DecodeWindowPlan`).
     let window: DecodeWindow?
     let color: ColorConversion
-    /// The placeholder's small upright copy: nil when no placeholder was asked for and no smart
-    /// crop needed it.
+    /// The small upright copy a smart crop chooses on when the photo has no block analysis (its
+    /// placeholder made from it too); nil otherwise.
     let uprightSmall: PixelBuffer?
     /// What a smart crop looks at when the photo is a JPEG large enough for its block means.
     let blockAnalysis: SmartCrop.BlockAnalysis?
@@ -187,7 +231,7 @@ public struct DecodedPhoto: Sendable {
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits, windowHolds(request) else { return false }
         if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
-            guard uprightSmall != nil else { return false }
+            // (`render` makes the small copy it chooses on from these pixels when there is none.)
             guard needed != scale else { return true }
             guard let own = ImageCodecs.decodeScale(of: info.format, for: needed),
                   let shared = ImageCodecs.decodeScale(of: info.format, for: scale) else { return false }

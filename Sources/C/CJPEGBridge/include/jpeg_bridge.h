@@ -17,6 +17,8 @@ typedef struct {
     int is_cmyk;          /* CMYK or YCCK: decoded as CMYK, converted by the caller */
     int saw_adobe_marker; /* Adobe CMYK is stored inverted */
     int progressive;
+    int single_scan;      /* every component in one sequential scan: blocks are entropy-decoded in
+                             order, once each, as the output rows are read */
 } thumbd_jpeg_header;
 
 typedef struct {
@@ -39,11 +41,13 @@ int thumbd_jpeg_decode(thumbd_jpeg_decoder *decoder, uint8_t *pixels, size_t row
  * after thumbd_jpeg_output_size): libjpeg-turbo still reads every entropy-coded block (the format
  * is sequential) but runs the inverse DCT, upsampling and colour conversion for the window's
  * columns alone, and skips the rows around it. libjpeg widens the columns to whole iMCUs: `*x` and
- * `*width` come back as it set them. Not with thumbd_jpeg_capture_block_means. */
+ * `*width` come back as it set them. With thumbd_jpeg_capture_block_means only for a single-scan
+ * file: the DC coefficients are then caught in the entropy decoder, which reads every block. */
 int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *width, int height);
 /* Asks the next decode to keep every block's DC coefficient (dequantised) as libjpeg's inverse DCT
- * reads it, for 1-component greyscale and 3-component YCbCr or RGB files: the same values whatever
- * the output scale, since every scale's IDCT starts from the same coefficients. */
+ * reads it (or, in a window, as its entropy decoder does), for 1-component greyscale and 3-component
+ * YCbCr or RGB files: the same values whatever the output scale, since every scale's IDCT starts
+ * from the same coefficients. */
 int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder);
 
 typedef struct {
