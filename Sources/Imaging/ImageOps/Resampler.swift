@@ -1,3 +1,4 @@
+import CResampleKernels
 import ImageCore
 
 /// A source region in pixels of the source image; may be fractional.
@@ -58,11 +59,15 @@ public enum Resampler {
         /// AVX2), straight from the bytes; everything else in Float. About 1.5x faster for the
         /// common JPEG thumbnail.
         case automatic
-        /// The fixed-point pass without AVX2: the same bytes as `automatic`, for comparing the two.
+        /// The fixed-point pass without AVX2 in either pass: the same bytes as `automatic`, for
+        /// comparing the two.
         case baselineFixedPoint
-        /// Float throughout.
+        /// Float throughout, without AVX2.
         case float
     }
+
+    /// Whether this CPU runs the vertical pass's AVX2 kernel (two pixels a register).
+    private static let verticalAVX2 = thumbd_resample_has_avx2() != 0
 
     /// The Lanczos lobe count (`a`).
     public static let lobes = 3
@@ -79,6 +84,7 @@ public enum Resampler {
         let r = region ?? SourceRegion(x: 0, y: 0, width: Double(source.width), height: Double(source.height))
         precondition(r.width > 0 && r.height > 0 && r.width.isFinite && r.height.isFinite && r.x.isFinite && r.y.isFinite,
                      "resize from an empty or non-finite region")
+        let wideVertical = arithmetic == .automatic && verticalAVX2
         let kx = prereduction.boxFactor(r.width / Double(width))
         let ky = prereduction.boxFactor(r.height / Double(height))
 
@@ -88,16 +94,18 @@ public enum Resampler {
                 let out = UnsafeMutableRawPointer(buffer.baseAddress!)
                 if kx == 1 && ky == 1 {
                     if source.hasAlpha {
-                        run(FloatHorizontal(SourceRows<Premultiplied>(image: image)), region: r, width: width, height: height, into: out)
+                        run(FloatHorizontal(SourceRows<Premultiplied>(image: image)), region: r, width: width, height: height, into: out,
+                            wideVertical: wideVertical)
                     } else {
                         #if arch(x86_64) && canImport(_Builtin_intrinsics)
                         if arithmetic != .float {
                             run(FixedPointOpaqueHorizontal(image: image, wide: arithmetic == .automatic),
-                                region: r, width: width, height: height, into: out)
+                                region: r, width: width, height: height, into: out, wideVertical: wideVertical)
                             return
                         }
                         #endif
-                        run(FloatHorizontal(SourceRows<Opaque>(image: image)), region: r, width: width, height: height, into: out)
+                        run(FloatHorizontal(SourceRows<Opaque>(image: image)), region: r, width: width, height: height, into: out,
+                            wideVertical: wideVertical)
                     }
                 } else {
                     // The same region in the coordinates of the box-reduced image.
@@ -106,11 +114,11 @@ public enum Resampler {
                     if source.hasAlpha {
                         let rows = BoxPremultipliedRows(image: image, kx: kx, ky: ky)
                         defer { rows.release() }
-                        run(FloatHorizontal(rows), region: reduced, width: width, height: height, into: out)
+                        run(FloatHorizontal(rows), region: reduced, width: width, height: height, into: out, wideVertical: wideVertical)
                     } else {
                         let rows = BoxOpaqueRows(image: image, kx: kx, ky: ky)
                         defer { rows.release() }
-                        run(FloatHorizontal(rows), region: reduced, width: width, height: height, into: out)
+                        run(FloatHorizontal(rows), region: reduced, width: width, height: height, into: out, wideVertical: wideVertical)
                     }
                 }
             }
@@ -125,7 +133,7 @@ public enum Resampler {
     /// `out`: every source row the vertical pass needs goes through the horizontal filter into a
     /// Float intermediate of output width, which the vertical pass then reduces.
     private static func run<Filter: HorizontalFilter>(_ filter: Filter, region: SourceRegion, width: Int, height: Int,
-                                                      into out: UnsafeMutableRawPointer) {
+                                                      into out: UnsafeMutableRawPointer, wideVertical: Bool) {
         let fx = FilterAxis(sourceLength: filter.width, regionOrigin: region.x, regionLength: region.width,
                             outputLength: width, lobes: Double(lobes))
         let fy = FilterAxis(sourceLength: filter.height, regionOrigin: region.y, regionLength: region.height,
@@ -144,7 +152,7 @@ public enum Resampler {
             fy.weights.withUnsafeBufferPointer { weights in
                 vertical(intermediate, firstRow: rowRange.lowerBound, width: width, height: height,
                          starts: starts.baseAddress!, weights: weights.baseAddress!, count: fy.count, stride: fy.stride,
-                         into: out, store: Filter.Alpha.self)
+                         into: out, store: Filter.Alpha.self, wide: wideVertical)
             }
         }
     }
@@ -181,12 +189,19 @@ public enum Resampler {
                                                    width: Int, height: Int,
                                                    starts: UnsafePointer<Int>, weights: UnsafePointer<Float>,
                                                    count: Int, stride: Int,
-                                                   into out: UnsafeMutableRawPointer, store: Store.Type) {
+                                                   into out: UnsafeMutableRawPointer, store: Store.Type, wide: Bool) {
         var dst = out
+        let avx2 = wide && Store.self == Opaque.self
         for y in 0..<height {
             let base = intermediate + (starts[y] - firstRow) * width
             let w = weights + y * stride
             var x = 0
+            if avx2 {
+                // Eight pixels a step in C, the same arithmetic lane by lane; the rest below.
+                x = thumbd_resample_vertical_row_avx2(UnsafeRawPointer(base).assumingMemoryBound(to: Float.self), width, w, count,
+                                                      dst.assumingMemoryBound(to: UInt8.self))
+                dst += 4 * x
+            }
             // Four neighbouring pixels at a time: independent accumulators, one weight load per tap.
             while x + 4 <= width {
                 var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero

@@ -2,8 +2,9 @@
 #define THUMBD_RESAMPLE_KERNELS_H
 /*
  * The resizer's horizontal pass for opaque RGBA8 rows in 16-bit fixed point, eight taps a step on
- * CPUs with AVX2 (chosen at run time: the package is built for baseline x86-64). The integer sums
- * are the SSE2 pass's exactly, so every CPU makes the same thumbnail.
+ * CPUs with AVX2 (chosen at run time: the package is built for baseline x86-64), and its vertical
+ * pass two pixels a register. The integer sums and the float arithmetic are the SSE2 passes'
+ * exactly, so every CPU makes the same thumbnail.
  */
 #include <stdint.h>
 
@@ -20,5 +21,14 @@ int thumbd_resample_has_avx2(void);
  */
 void thumbd_resample_fixed_row_avx2(const uint8_t *src, const long *starts, const int16_t *weights,
                                     long stride, long outputs, float *out);
+
+/*
+ * One output row of the vertical pass for opaque pixels: pixel x is the sum over `count` taps of the
+ * float pixels at rows + 4 * x + t * 4 * width (RGBA floats, rows `width` pixels apart) times
+ * weights[t], rounded and saturated to RGBA8 with alpha 255, at out + 4 * x. The same bytes as the
+ * Swift pass. Does the pixels in whole groups of eight and returns how many (0 without AVX2): the
+ * caller does the rest.
+ */
+long thumbd_resample_vertical_row_avx2(const float *rows, long width, const float *weights, long count, uint8_t *out);
 
 #endif
