@@ -185,8 +185,10 @@ import Testing
         }
     }
 
-    /// The AVX2 row kernel adds the same integers in another order: every thumbnail is the same bytes
-    /// as the SSE2 pass makes, whatever the tap count (groups of eight, and a last group of four).
+    /// The AVX2 row kernel adds the same integers in another order, and the AVX2 vertical kernel the
+    /// same floats in the same order two pixels a register: every thumbnail is the same bytes as the
+    /// SSE2 passes make, whatever the tap count (groups of eight, and a last group of four) and width
+    /// (whole groups of eight pixels, and the rest).
     @Test func theAVX2PassMakesTheSameBytesAsSSE2() {
         let photo = TestImages.photoLike(width: 1203, height: 901, seed: 5)
         let cases: [(SourceRegion?, Int, Int)] = [
