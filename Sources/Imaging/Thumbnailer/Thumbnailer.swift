@@ -58,7 +58,11 @@ public enum Thumbnailer {
         timings.color = clock.now - start
 
         start = clock.now
-        let uprightMeans = decoded.blockMeans.map { convertedUpright($0, color: color, orientation: info.orientation) }
+        // Block means turned upright serve the placeholder, or a smart crop of a photo large enough.
+        let uprightMeans = decoded.blockMeans.flatMap { means in
+            placeholderFromMeans || max(means.width, means.height) >= SmartCrop.BlockAnalysis.minimumSide
+                ? convertedUpright(means, color: color, orientation: info.orientation) : nil
+        }
         let blockAnalysis = decoded.blockMeans.flatMap { stored in uprightMeans.flatMap { SmartCrop.BlockAnalysis(stored, upright: $0) } }
         // A smart crop is never windowed: these are all the pixels.
         let uprightSmall = smart && blockAnalysis == nil
@@ -67,7 +71,7 @@ public enum Thumbnailer {
         if placeholder {
             thumbHash = placeholderFromMeans ? uprightMeans.flatMap(ThumbHash.encode(fitting:)) : nil
             if thumbHash == nil {
-                var small: PixelBuffer
+                let small: PixelBuffer
                 if let uprightSmall { small = uprightSmall } else {
                     small = try wholeSmallCopy(data, decoded, color: color, scale: scale, limits: first.limits)
                 }
