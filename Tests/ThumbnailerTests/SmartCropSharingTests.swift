@@ -59,4 +59,27 @@ struct SmartCropSharingTests {
             #expect(ssim >= 0.995, "\(side) px: SSIM \(ssim) against the single-size thumbnail")
         }
     }
+
+    /// A decode made for no smart crop has no small copy, and without a placeholder a large JPEG's
+    /// has not the block means a smart crop of it would choose on alone: it serves none, even at a
+    /// scale that would do. With a placeholder the block means are there, and the crop is its own.
+    @Test func aDecodeMadeForNoSmartCropServesOneOnlyWithItsBlockMeans() throws {
+        let scene = SceneGenerator(longSide: 2400, productPhotos: SmartCropTests.productPhotos()).scenes(repetitions: 1, seed: 19)[2].image
+        let jpeg = try ImageCodecs.encode(scene, .jpeg(quality: 90))
+        let contain = ThumbnailRequest(size: 1200, fit: .contain)  // a full-size decode
+        let bare = try Thumbnailer.decode(jpeg, for: [contain], placeholder: false)
+        let bareServes = bare.serves(Self.smart(600))
+        #expect(bare.decodedWidth == 2400 && !bareServes)
+        let placed = try Thumbnailer.decode(jpeg, for: [contain])
+        let placedServes = placed.serves(Self.smart(600))
+        #expect(placedServes)
+        let shared = try Thumbnailer.render(placed, Self.smart(600))
+        let alone = try Thumbnailer.render(from: jpeg, Self.smart(600))
+        #expect(shared.crop == alone.crop)
+
+        let small = try ImageCodecs.encode(Self.scene, .jpeg(quality: 90))
+        let photo = try Thumbnailer.decode(small, for: [ThumbnailRequest(size: 200, fit: .contain)])
+        let served = photo.serves(Self.smart(200))
+        #expect(!served, "600 px: no block analysis, and no small copy made")
+    }
 }

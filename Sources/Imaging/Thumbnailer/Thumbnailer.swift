@@ -20,10 +20,10 @@ public enum Thumbnailer {
     /// it would have been decoded at alone, never fewer. The colour conversion and the placeholder
     /// are made here once too; `render(_:_:)` then makes each thumbnail the photo `serves`.
     /// Without `placeholder` (a command line that only writes thumbnails) no ThumbHash is made. With
-    /// one, a JPEG of 800 px or more makes it from its block means, the DC coefficients every block
-    /// has; any other photo from a small copy of its decoded pixels, which was 10 % of a miss of a
-    /// 1200 px photo. Centre and focus crops of a JPEG decode only their window either way, unless
-    /// that other placeholder needs the whole photo.
+    /// one, a JPEG of about 800 px or more (100 blocks) makes it from its block means, the DC
+    /// coefficients every block has; any other photo from a small copy of its decoded pixels. Centre
+    /// and focus crops of a JPEG decode only their window either way, unless that copy needs the
+    /// whole photo.
     public static func decode(_ data: [UInt8], for requests: [ThumbnailRequest], placeholder: Bool = true) throws(ImageError) -> DecodedPhoto {
         try decode(data, for: requests, placeholder: placeholder, windows: true)
     }
@@ -86,8 +86,8 @@ public enum Thumbnailer {
                             blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
     }
 
-    /// Whether a JPEG's block means (one pixel per 8x8 block) are as many as ThumbHash reads: from
-    /// 800 px on the longer side. A smaller photo's placeholder is made from its decoded pixels.
+    /// Whether a JPEG's block means (one pixel per 8x8 block) are as many as ThumbHash reads: 100
+    /// blocks on the longer side, from 793 px. A smaller photo's placeholder is made from its decoded pixels.
     private static func blockMeansSufficeForPlaceholder(_ info: ImageInfo) -> Bool {
         info.format == .jpeg && (max(info.width, info.height) + 7) / 8 >= ThumbHash.maxSide
     }
@@ -235,7 +235,9 @@ public struct DecodedPhoto: Sendable {
         let needed = geometry.minimumDecodeScale(headroom: request.decodeHeadroom)
         guard request.limits == limits, windowHolds(request) else { return false }
         if request.fit == .cover, request.gravity == .smart, blockAnalysis == nil {
-            // (`render` makes the small copy it chooses on from these pixels when there is none.)
+            // No small copy: decoded for no smart crop, perhaps without the block means its own
+            // decode would choose on, or to be trimmed and decoded again before choosing.
+            guard uprightSmall != nil else { return false }
             guard needed != scale else { return true }
             guard let own = ImageCodecs.decodeScale(of: info.format, for: needed),
                   let shared = ImageCodecs.decodeScale(of: info.format, for: scale) else { return false }
