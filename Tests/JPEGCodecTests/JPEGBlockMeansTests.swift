@@ -109,7 +109,7 @@ struct JPEGBlockMeansTests {
                 let part = try JPEGDecoder.decode(data, limits: DecodeLimits(), scale: scale, keepingCMYK: false, blockMeans: true, window: window)
                 compared += 1
                 let label = "\(file.lastPathComponent) at \(scale.minimumScale)"
-                if part.isWindow {
+                if part.window != nil {
                     if part.pixels.width * part.pixels.height < w * h { windowed += 1 }
                     #expect(part.pixels.width <= w && part.pixels.height <= h, "\(label)")
                 } else {
@@ -146,7 +146,7 @@ struct JPEGBlockMeansTests {
             #expect(a.code == b.code)
             #expect(cut, "a stray restart marker is a warning, not a refusal")
         case (.success(let a), .success(let b)):
-            #expect(b.isWindow)
+            #expect(b.window != nil)
             let same = a.blockMeans != nil && a.blockMeans?.pixels == b.blockMeans?.pixels
             #expect(same, "broken at \(at), cut \(cut)")
         default: Issue.record("broken at \(at), cut \(cut): whole \(whole), window \(part)")

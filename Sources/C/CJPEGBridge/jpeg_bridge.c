@@ -58,6 +58,11 @@ static void on_message(j_common_ptr cinfo, int level) {
 
 static void silent(j_common_ptr cinfo) { (void)cinfo; }
 
+/* Every component in one sequential scan (known from the header: it stops at the first scan). */
+static int is_single_scan(const struct jpeg_decompress_struct *c) {
+    return !c->progressive_mode && c->comps_in_scan == c->num_components;
+}
+
 thumbd_jpeg_decoder *thumbd_jpeg_open(const uint8_t *data, size_t size, long max_memory) {
     thumbd_jpeg_decoder *decoder = calloc(1, sizeof(thumbd_jpeg_decoder));
     if (!decoder) return NULL;
@@ -87,7 +92,7 @@ int thumbd_jpeg_read_header(thumbd_jpeg_decoder *decoder, thumbd_jpeg_header *he
     header->is_cmyk = c->jpeg_color_space == JCS_CMYK || c->jpeg_color_space == JCS_YCCK;
     header->saw_adobe_marker = c->saw_Adobe_marker;
     header->progressive = c->progressive_mode;
-    header->single_scan = !c->progressive_mode && c->comps_in_scan == c->num_components;
+    header->single_scan = is_single_scan(c);
     return 0;
 }
 
@@ -260,8 +265,7 @@ const int32_t *thumbd_jpeg_block_dc(const thumbd_jpeg_decoder *decoder, int comp
 int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *width, int height) {
     if (setjmp(decoder->jump)) return -1;
     struct jpeg_decompress_struct *c = &decoder->cinfo;
-    int single_scan = !c->progressive_mode && c->comps_in_scan == c->num_components;
-    if (decoder->started || (decoder->capture_wanted && !single_scan) || *x < 0 || y < 0 || *width <= 0 || height <= 0) {
+    if (decoder->started || (decoder->capture_wanted && !is_single_scan(c)) || *x < 0 || y < 0 || *width <= 0 || height <= 0) {
         strcpy(decoder->message, "a window needs a fresh decoder, and block means a single-scan file");
         return -1;
     }

@@ -93,7 +93,7 @@ public enum ImageCodecs {
     /// The samples as the file stores them, with what the file says of their colours; a CMYK JPEG
     /// comes back as CMYK. `blockMeans` asks for `DecodedImage.blockMeans` where the format has
     /// them (JPEG). `window`, in the pixels of the scale `decodeScale(of:for:)` gives, asks for that
-    /// part only where the format can decode a part (JPEG); `originX`/`originY` say where it lies.
+    /// part only where the format can decode a part (JPEG); `DecodedImage.window` says which it gave.
     public static func decodeAsStored(_ data: [UInt8], limits: DecodeLimits = DecodeLimits(),
                                       scale: DecodeScaleHint = .fullSize, blockMeans: Bool = false,
                                       window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {

@@ -37,7 +37,7 @@ enum JPEGDecoder {
     /// a fraction of the entropy decoding), at 1/4 without its final AC refinement scans (SSIM 0.998
     /// or better); off only to compare.
     /// `blockMeans`: also keep the photo at one pixel per block (`JPEGBlockMeans`).
-    /// `window`: decode only that part of the image (`DecodedImage.originX/Y` say where it lies), or
+    /// `window`: decode only that part of the image (`DecodedImage.window` says which it gave), or
     /// the whole image when block means are asked of a file that cannot give them with a window.
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
                        blockMeans: Bool = false, cuttingScans: Bool = true, window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {
@@ -68,23 +68,22 @@ enum JPEGDecoder {
             let coefficients = header.progressive != 0 || s.buffersAllCoefficients ? s.coefficientBytes : 0
             try limits.check(decodeBytes: outputBytes + coefficients, what: "this \(header.width)x\(header.height) JPEG")
 
-            var origin = (x: 0, y: 0), size = (width: Int(width), height: Int(height)), windowed = false
+            var decodedWindow: DecodeWindow?
             // Block means of a window come from the entropy decoder, which sees every block only in
             // a single-scan file; any other is decoded whole, its block means caught as before.
             if let window, !blockMeans || (header.single_scan != 0 && header.is_cmyk == 0) {
                 var x = Int32(window.x), columns = Int32(window.width)
                 guard thumbd_jpeg_start_window(decoder, &x, Int32(window.y), &columns, Int32(window.height)) == 0 else { throw failure() }
-                origin = (Int(x), window.y)
-                size = (Int(columns), window.height)
-                windowed = true
+                decodedWindow = DecodeWindow(x: Int(x), y: window.y, width: Int(columns), height: window.height)
             }
-            let pixelBytes = size.width * size.height * 4
+            let size = decodedWindow.map { ($0.width, $0.height) } ?? (Int(width), Int(height))
+            let pixelBytes = size.0 * size.1 * 4
 
             // Not zero-filled first: the decoder writes every byte of every row, and on failure the
             // buffer is dropped unread. Zeroing a 4 MB buffer was 2 % of a thumbnail's time.
             var status: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: pixelBytes) { out, initialized in
-                status = thumbd_jpeg_decode(decoder, out.baseAddress, size.width * 4, out.count)
+                status = thumbd_jpeg_decode(decoder, out.baseAddress, size.0 * 4, out.count)
                 initialized = status == 0 ? pixelBytes : 0
             }
             guard status == 0 else { throw failure() }
@@ -94,7 +93,7 @@ enum JPEGDecoder {
             }
             let info = ImageInfo(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                  hasAlpha: false, orientation: s.orientation)
-            var image = PixelBuffer(width: size.width, height: size.height, hasAlpha: false, pixels: pixels)
+            var image = PixelBuffer(width: size.0, height: size.1, hasAlpha: false, pixels: pixels)
             // Adobe writes CMYK inverted (255 means no ink); other writers store it plainly.
             let inverted = header.saw_adobe_marker != 0
             var samples = DecodedSamples.rgba
@@ -103,8 +102,7 @@ enum JPEGDecoder {
             }
             var decodedImage = DecodedImage(info: info, pixels: image, scale: Double(eighths) / 8, color: s.embeddedColor, samples: samples)
             if blockMeans { decodedImage.blockMeans = JPEGBlockMeans.image(from: decoder) }
-            (decodedImage.originX, decodedImage.originY) = origin
-            decodedImage.isWindow = windowed
+            decodedImage.window = decodedWindow
             return decodedImage
         }
     }

@@ -90,12 +90,12 @@ public struct DecodedImage: Sendable {
     /// whatever scale the decode used (a JPEG's DC coefficients), when the decode was asked for it
     /// and the codec can give it; colours as `samples` are, unconverted.
     public var blockMeans: PixelBuffer?
-    /// Where `pixels` begin in the whole image at the decode's scale: not 0 when only a window of
-    /// it was decoded (`DecodeWindow`).
-    public var originX = 0
-    public var originY = 0
-    /// Whether `pixels` are a window of the image (`originX/Y` and their size say which), not all of it.
-    public var isWindow = false
+    /// The part of the image at the decode's scale that `pixels` hold, when only a window of it was
+    /// decoded (the decoder's, perhaps wider than asked); nil when they hold all of it.
+    public var window: DecodeWindow?
+    /// Where `pixels` begin in the whole image at the decode's scale.
+    public var originX: Int { window?.x ?? 0 }
+    public var originY: Int { window?.y ?? 0 }
 
     /// `scale` nil means the decoded size divided by the stored size (exact for full-size decodes
     /// and for decoders that resample to a given size, like libwebp's).

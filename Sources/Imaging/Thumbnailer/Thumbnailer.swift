@@ -80,9 +80,7 @@ public enum Thumbnailer {
         }
         let photo = PhotoFacts(width: upright.width, height: upright.height, thumbHash: thumbHash)
         timings.placeholder = clock.now - start
-        let decodedWindow = decoded.isWindow
-            ? DecodeWindow(x: decoded.originX, y: decoded.originY, width: decoded.pixels.width, height: decoded.pixels.height) : nil
-        return DecodedPhoto(data: data, info: info, decoded: decoded, window: decodedWindow, color: color, uprightSmall: uprightSmall,
+        return DecodedPhoto(data: data, info: info, decoded: decoded, color: color, uprightSmall: uprightSmall,
                             blockAnalysis: blockAnalysis, limits: first.limits, scale: scale, photo: photo, timings: timings)
     }
 
@@ -96,7 +94,7 @@ public enum Thumbnailer {
     /// decoded (its block means could not be caught), the whole photo decoded again.
     private static func wholeSmallCopy(_ data: [UInt8], _ decoded: DecodedImage, color: ColorConversion, scale: DecodeScaleHint,
                                        limits: DecodeLimits) throws(ImageError) -> PixelBuffer {
-        guard decoded.isWindow else { return smallUprightCopy(of: decoded.pixels, color: color, orientation: decoded.info.orientation) }
+        guard decoded.window != nil else { return smallUprightCopy(of: decoded.pixels, color: color, orientation: decoded.info.orientation) }
         var whole = try ImageCodecs.decodeAsStored(data, limits: limits, scale: scale)
         let wholeColor = ColorManagement.prepareConversion(&whole)
         return smallUprightCopy(of: whole.pixels, color: wholeColor, orientation: whole.info.orientation)
@@ -206,8 +204,6 @@ public struct DecodedPhoto: Sendable {
     let data: [UInt8]
     let info: ImageInfo
     let decoded: DecodedImage
-    /// The part of the image `decoded` holds, when a window was decoded (`DecodeWindowPlan`).
-    let window: DecodeWindow?
     let color: ColorConversion
     /// The small upright copy a smart crop chooses on when the photo has no block analysis (its
     /// placeholder made from it too); nil otherwise.
@@ -249,7 +245,7 @@ public struct DecodedPhoto: Sendable {
     /// Whether the decoded pixels hold all `request` reads: always for a whole decode; for a window,
     /// when the request's own window at this scale lies inside it.
     func windowHolds(_ request: ThumbnailRequest) -> Bool {
-        guard let window else { return true }
+        guard let window = decoded.window else { return true }
         return DecodeWindowPlan.needed(by: request, info: info, decodeScale: decoded.scaleX).map(window.contains) ?? false
     }
 

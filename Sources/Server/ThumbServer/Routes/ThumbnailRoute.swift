@@ -33,7 +33,6 @@ struct ThumbnailRoute: Sendable {
     func handle(_ request: Request, context: ThumbdRequestContext) async throws -> Response {
         let parsed = try queries.parse(request.uri.query)
         guard let target = parsed.target(accept: request.headers[.accept]) else { throw Problem.notAcceptable }
-        let key = target.key
         // A client that goes away cancels this wait (and the job, if no one else waits for it).
         let wait = await ClientWait(request, context: context)
         let result: PipelineResult
