@@ -147,9 +147,9 @@ fleet-deps:
 # make their certificates (a CA, good, expired, self-signed) with the openssl command at run time.
 # The disk cache's tests read its index with the sqlite3 command; the crop-shape bench test checks
 # vipsthumbnail's crops (libvips-tools), the peer the crop benchmark measures against.
-REFERENCE_PACKAGES := libgs-common openssl libheif-examples libjxl-tools sqlite3 libvips-tools
+REFERENCE_PACKAGES := libgs-common openssl libheif-examples libjxl-tools sqlite3 libvips-tools libjpeg-turbo-progs
 reference-deps:
-	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management and TLS origin and HEIC and JPEG XL and index and crop tests,echo "WARNING:$$missing could not be installed: the tests that use them cannot run"; $(MISSING_REFERENCE))
+	$(call apt-install,$(REFERENCE_PACKAGES),for the colour management and TLS origin and HEIC and JPEG XL and index and crop tests and progressive JPEGs with restarts,echo "WARNING:$$missing could not be installed: the tests that use them cannot run"; $(MISSING_REFERENCE))
 	@python3 -c 'from PIL import ImageCms' 2>/dev/null || python3 -m pip install -q pillow || \
 	  { echo "WARNING: Pillow could not be installed: the colour reference tests cannot run"; $(MISSING_REFERENCE); }
 	@python3 -c 'from PIL import features; assert features.check("avif")' 2>/dev/null || \

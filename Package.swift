@@ -278,7 +278,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "ImageCoreTests", dependencies: ["TestSupport", "ImageCore"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport", "ChildProcess"]),
-        .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "ImageCore", "ImageOps", "ImageQuality"]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["TestSupport", "JPEGCodec", "CJPEGBridge", "ImageCore", "ImageOps", "ImageQuality"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["TestSupport", "PNGCodec", "ImageCore"]),
         .testTarget(name: "WebPCodecTests", dependencies: ["TestSupport", "WebPCodec", "ImageCore"]),
         .testTarget(name: "ColorManagementTests", dependencies: ["TestSupport", "ColorManagement", "ImageCodecs", "ImageCore", "ImageQuality",

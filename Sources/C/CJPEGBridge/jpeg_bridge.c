@@ -1,4 +1,5 @@
 #include "jpeg_bridge.h"
+#include "progressive_ac.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -39,7 +40,12 @@ struct thumbd_jpeg_decoder {
     JDIMENSION mcus_decoded;
     JBLOCK spare_blocks[D_MAX_BLOCKS_IN_MCU];
     JBLOCKROW spare_rows[D_MAX_BLOCKS_IN_MCU];
+    thumbd_progressive_ac progressive;
 };
+
+thumbd_progressive_ac *thumbd_progressive_ac_state(j_decompress_ptr cinfo) {
+    return &((thumbd_jpeg_decoder *)cinfo->client_data)->progressive;
+}
 
 static void on_error(j_common_ptr cinfo) {
     thumbd_jpeg_decoder *decoder = (thumbd_jpeg_decoder *)cinfo->client_data;
@@ -79,6 +85,8 @@ thumbd_jpeg_decoder *thumbd_jpeg_open(const uint8_t *data, size_t size, long max
     jpeg_create_decompress(&decoder->cinfo);
     decoder->cinfo.mem->max_memory_to_use = max_memory;
     jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
+    decoder->progressive.enabled = 1;
+    thumbd_progressive_ac_install(&decoder->cinfo, &decoder->progressive);
     return decoder;
 }
 
@@ -112,6 +120,15 @@ int thumbd_jpeg_output_size(thumbd_jpeg_decoder *decoder, int scale_num, int *wi
 int thumbd_jpeg_set_block_smoothing(thumbd_jpeg_decoder *decoder, int on) {
     decoder->cinfo.do_block_smoothing = on ? TRUE : FALSE;
     return 0;
+}
+
+int thumbd_jpeg_set_own_ac_decoder(thumbd_jpeg_decoder *decoder, int on) {
+    decoder->progressive.enabled = on ? 1 : 0;
+    return 0;
+}
+
+int thumbd_jpeg_own_ac_scans(const thumbd_jpeg_decoder *decoder) {
+    return decoder->progressive.scans;
 }
 
 int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder) {

@@ -39,8 +39,11 @@ enum JPEGDecoder {
     /// `blockMeans`: also keep the photo at one pixel per block (`JPEGBlockMeans`).
     /// `window`: decode only that part of the image (`DecodedImage.window` says which it gave), or
     /// the whole image when block means are asked of a file that cannot give them with a window.
+    /// `ownACDecoder`: a progressive file's AC scans are entropy-decoded by the bridge's own decoder
+    /// (the same coefficients, faster); off only to compare with libjpeg's.
     static func decode(_ data: [UInt8], limits: DecodeLimits, scale hint: DecodeScaleHint, keepingCMYK: Bool,
-                       blockMeans: Bool = false, cuttingScans: Bool = true, window: DecodeWindow? = nil) throws(ImageError) -> DecodedImage {
+                       blockMeans: Bool = false, cuttingScans: Bool = true, window: DecodeWindow? = nil,
+                       ownACDecoder: Bool = true) throws(ImageError) -> DecodedImage {
         let s = try structure(of: data)
         try limits.check(width: s.width, height: s.height)
         let eighths = scaleEighths(for: hint)
@@ -61,6 +64,7 @@ enum JPEGDecoder {
             // it is on, as measured, for the last bits left out.
             if dcOnly != nil { _ = thumbd_jpeg_set_block_smoothing(decoder, 0) }
             if blockMeans { _ = thumbd_jpeg_capture_block_means(decoder) }
+            if !ownACDecoder { _ = thumbd_jpeg_set_own_ac_decoder(decoder, 0) }
 
             var width: Int32 = 0, height: Int32 = 0
             guard thumbd_jpeg_output_size(decoder, Int32(eighths), &width, &height) == 0 else { throw failure() }

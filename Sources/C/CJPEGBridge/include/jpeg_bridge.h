@@ -49,6 +49,13 @@ int thumbd_jpeg_start_window(thumbd_jpeg_decoder *decoder, int *x, int y, int *w
  * YCbCr or RGB files: the same values whatever the output scale, since every scale's IDCT starts
  * from the same coefficients. */
 int thumbd_jpeg_capture_block_means(thumbd_jpeg_decoder *decoder);
+/* The AC scans of a Huffman-coded progressive file are entropy-decoded by thumbd's own decoder
+ * (progressive_ac.c: the coefficients libjpeg's would write, bad data included, with fewer
+ * branches) unless this turns it off, which only tests do, to compare. On by default; set it
+ * before the decode starts. */
+int thumbd_jpeg_set_own_ac_decoder(thumbd_jpeg_decoder *decoder, int on);
+/* How many scans that decoder has decoded so far. */
+int thumbd_jpeg_own_ac_scans(const thumbd_jpeg_decoder *decoder);
 
 typedef struct {
     int width;            /* blocks across */
