@@ -258,13 +258,13 @@ static inline void refine(j_decompress_ptr cinfo, thumbd_progressive_ac *s, JCOE
     while (positions) {
         if (s->bit_count < 16) refill(cinfo, s);
         int used = 0;
+        /* Without branches: a correction bit is a coin toss, and mispredicting it was the cost. */
         for (; used < 16 && positions; used++) {
-            int k = __builtin_ctzll(positions);
+            JCOEF *coefficient = block + jpeg_natural_order[__builtin_ctzll(positions)];
             positions &= positions - 1;
-            if ((s->bits << used) >> 63) {
-                JCOEF *coefficient = block + jpeg_natural_order[k];
-                if ((*coefficient & plus) == 0) *coefficient = (JCOEF)(*coefficient + (*coefficient >= 0 ? plus : minus));
-            }
+            int value = *coefficient;
+            int grows = (int)((s->bits << used) >> 63) & ((value & plus) == 0);
+            *coefficient = (JCOEF)(value + ((value >= 0 ? plus : minus) & -grows));
         }
         skip_bits(cinfo, s, used);
     }
