@@ -64,7 +64,9 @@ static int next_byte(j_decompress_ptr cinfo, thumbd_progressive_ac *s, unsigned 
 /* Up to 57 bits or the next marker, as libjpeg fills: 0xFF 0x00 is a 0xFF byte, fill bytes are
  * skipped, and any other marker is left for libjpeg's marker reader. */
 static void refill(j_decompress_ptr cinfo, thumbd_progressive_ac *s) {
-    /* Whole bytes at once while none of them is 0xFF (a marker or a stuffed byte). */
+    /* Whole bytes at once while none of them is 0xFF (a marker or a stuffed byte); the swap below
+     * reads them in file order on a little-endian machine only. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (s->left >= 8 && !s->at_marker) {
         uint64_t word;
         memcpy(&word, s->next, 8);
@@ -79,6 +81,7 @@ static void refill(j_decompress_ptr cinfo, thumbd_progressive_ac *s) {
             return;
         }
     }
+#endif
     while (s->bit_count <= 56 && !s->at_marker) {
         unsigned int byte;
         if (!next_byte(cinfo, s, &byte)) { s->at_marker = 1; return; }

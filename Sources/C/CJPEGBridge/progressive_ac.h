@@ -43,7 +43,10 @@ typedef struct {
 } thumbd_progressive_ac;
 
 /* Call after jpeg_create_decompress: every later AC scan of a Huffman-coded progressive file is then
- * decoded here, when `state->enabled`. `state_of` finds the state from the decompressor. */
+ * decoded here, when `state->enabled`. For one image per decompressor, as the bridge opens one each:
+ * after jpeg_abort or jpeg_finish_decompress, cinfo->entropy points at freed memory that the marker
+ * hook would read at the next image's SOS. A source that suspends (fill_input_buffer returning FALSE;
+ * jpeg_mem_src never does) reads as the end of the data, where libjpeg would suspend and retry. */
 void thumbd_progressive_ac_install(j_decompress_ptr cinfo, thumbd_progressive_ac *state);
 /* Defined by the bridge: the state installed on this decompressor. */
 thumbd_progressive_ac *thumbd_progressive_ac_state(j_decompress_ptr cinfo);
