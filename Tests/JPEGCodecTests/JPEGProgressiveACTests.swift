@@ -48,27 +48,26 @@ struct JPEGProgressiveACTests {
         }
     }
 
-    /// The corpus's progressive JPEGs, and its baseline photos made progressive by our encoder
-    /// (libjpeg's default script: spectral selection and successive approximation).
-    static func progressiveFiles() throws -> [(String, [UInt8])] {
-        var files: [(String, [UInt8])] = []
-        for url in TestPaths.corpusJPEGs() {
+    /// The corpus's progressive JPEGs as they are (`remade`: false), or its baseline photos made
+    /// progressive by our encoder from their 1/4 decode (libjpeg's default script: spectral selection
+    /// and successive approximation).
+    static func progressiveFiles(remade: Bool) throws -> [(String, [UInt8])] {
+        try TestPaths.corpusJPEGs().compactMap { url -> (String, [UInt8])? in
             let data = try TestPaths.bytes(url)
-            guard let structure = try? JPEGDecoder.structure(of: data) else { continue }
-            if structure.coding == .progressive {
-                files.append((url.lastPathComponent, data))
-            } else if url.path.contains("/photos/"), files.count < 40,
-                      let pixels = try? JPEGDecoder.decode(data, limits: DecodeLimits(), scale: DecodeScaleHint(minimumScale: 0.25), keepingCMYK: false).pixels {
-                files.append(("\(url.lastPathComponent), made progressive", try JPEGCodec.encode(pixels, quality: 92, progressive: true)))
-            }
+            guard let structure = try? JPEGDecoder.structure(of: data) else { return nil }
+            if !remade { return structure.coding == .progressive ? (url.lastPathComponent, data) : nil }
+            guard structure.coding != .progressive, url.path.contains("/photos/"),
+                  let pixels = try? JPEGDecoder.decode(data, limits: DecodeLimits(), scale: DecodeScaleHint(minimumScale: 0.25), keepingCMYK: false).pixels
+            else { return nil }
+            return ("\(url.lastPathComponent), made progressive", try JPEGCodec.encode(pixels, quality: 92, progressive: true))
         }
-        return files
     }
 
     @Test("Every progressive JPEG at hand: the own AC decoder's pixels are libjpeg's at 1/8, 1/4, 1/2 and 1, whole or cut",
           .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func corpus() throws {
-        let files = try Self.progressiveFiles()
+        let asTheyAre = try Self.progressiveFiles(remade: false)
+        let files = try asTheyAre + Self.progressiveFiles(remade: true)
         #expect(files.count >= 30, "only \(files.count) progressive files")
         for (name, data) in files {
             for scale in Self.scales {
@@ -77,7 +76,7 @@ struct JPEGProgressiveACTests {
             }
         }
         // The comparison means something only if the own decoder ran: every progressive file has AC scans.
-        let (name, data) = try #require(files.first { !$0.0.hasSuffix("made progressive") })
+        let (name, data) = try #require(asTheyAre.first)
         #expect(try Self.ownScans(data) > 0, "\(name): no AC scan went through the own decoder")
         #expect(try Self.ownScans(data, own: false) == 0, "\(name): the own decoder ran while turned off")
     }
@@ -118,7 +117,7 @@ struct JPEGProgressiveACTests {
           .requires(TestPaths.corpora != nil, Comment(rawValue: TestPaths.corporaMissing)))
     func corruptData() throws {
         var generator = SeededRandom(seed: 45)
-        let files = try Self.progressiveFiles().filter { !$0.0.hasSuffix("made progressive") && $0.1.count < 800_000 }.prefix(6)
+        let files = try Self.progressiveFiles(remade: false).filter { $0.1.count < 800_000 }.prefix(6)
         #expect(files.count >= 4, "only \(files.count) small progressive files")
         for (name, original) in files {
             for round in 0..<25 {

@@ -153,6 +153,11 @@ static inline int extend(unsigned int value, int size) {
     return v < (1 << (size - 1)) ? v - (1 << size) + 1 : v;
 }
 
+/* An end-of-band symbol's run of blocks: 2^run, plus `run` more bits; this block is the first. */
+static inline unsigned int eob_run_length(j_decompress_ptr cinfo, thumbd_progressive_ac *s, int run) {
+    return (1u << run) + (run ? get_bits(cinfo, s, run) : 0);
+}
+
 static boolean restart(j_decompress_ptr cinfo, thumbd_progressive_ac *s) {
     cinfo->marker->discarded_bytes += (unsigned int)(s->bit_count / 8);
     s->bits = 0;
@@ -197,9 +202,7 @@ static boolean decode_ac_first(j_decompress_ptr cinfo, JBLOCKROW *MCU_data) {
                 } else if (run == 15) {
                     k += 15;
                 } else {
-                    s->eob_run = 1u << run;
-                    if (run) s->eob_run += get_bits(cinfo, s, run);
-                    s->eob_run -= 1;
+                    s->eob_run = eob_run_length(cinfo, s, run) - 1;
                     break;
                 }
             }
@@ -297,8 +300,7 @@ static boolean decode_ac_refine(j_decompress_ptr cinfo, JBLOCKROW *MCU_data) {
                     if (size != 1) WARNMS(cinfo, JWRN_HUFF_BAD_CODE);
                     value = get_bit(cinfo, s) ? plus : minus;
                 } else if (run != 15) {
-                    s->eob_run = 1u << run;
-                    if (run) s->eob_run += get_bits(cinfo, s, run);
+                    s->eob_run = eob_run_length(cinfo, s, run);
                     break;
                 }
                 /* Past `run` zeros, refining the nonzero ones on the way, to the zero after them
